@@ -1,0 +1,20 @@
+export type { Credentials, OrganisationOptions } from '../fixtures/dataset.ts'
+export { createHandlers, type HandlerOptions } from '../handlers/index.ts'
+export { createMockApi, type MockApi } from './create-mock-api.ts'
+export { ApiError, type ApiErrorCode, apiErrors, type WireResponse } from './errors.ts'
+export {
+  type Fault,
+  type FaultOptions,
+  faultSchema,
+  type Operation,
+  operationErrors,
+} from './faults.ts'
+export type { JournalEntry } from './journal.ts'
+export { MockCore } from './mock-core.ts'
+export type { Collections, MockState } from './model/database.ts'
+export * from './model/records.ts'
+export { type MockApiOptions, mockApiOptionsSchema } from './options.ts'
+export type { RedeemFailure, RedeemResult } from './rules/sign-in-tokens.ts'
+export * from './schemas.ts'
+export type { Clock } from './time.ts'
+export type { WireRequest } from './wire.ts'

@@ -1,0 +1,36 @@
+/** One API call, as the journal keeps it: never a key, a token or a query string. */
+export interface JournalEntry {
+  time: string
+  method: string
+  path: string
+  status: number
+  durationMs: number
+}
+
+/** The journal of API calls: a ring buffer that keeps the newest `capacity` entries. */
+export class Journal {
+  readonly #entries: JournalEntry[] = []
+  readonly #capacity: number
+  #next = 0
+
+  constructor(capacity: number) {
+    this.#capacity = capacity
+  }
+
+  add(entry: JournalEntry): void {
+    if (this.#entries.length < this.#capacity) this.#entries.push(entry)
+    else this.#entries[this.#next] = entry
+    this.#next = (this.#next + 1) % this.#capacity
+  }
+
+  /** The entries, oldest first. */
+  list(): JournalEntry[] {
+    if (this.#entries.length < this.#capacity) return [...this.#entries]
+    return [...this.#entries.slice(this.#next), ...this.#entries.slice(0, this.#next)]
+  }
+
+  clear(): void {
+    this.#entries.length = 0
+    this.#next = 0
+  }
+}

@@ -1,0 +1,144 @@
+import { buildDataset, type Credentials, type Dataset } from '../fixtures/dataset.ts'
+import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
+import { type FaultOptions, FaultQueue, type Operation } from './faults.ts'
+import { Journal, type JournalEntry } from './journal.ts'
+import { type Collections, Database, type MockState } from './model/database.ts'
+import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
+import { matchRoute } from './routes.ts'
+import { authenticate } from './rules/authenticate.ts'
+import type { RuleContext } from './rules/context.ts'
+import { deleteUser } from './rules/delete-user.ts'
+import { identifyUser } from './rules/identify.ts'
+import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
+import { generateSignInToken } from './secrets.ts'
+import { formatDateTime, sleep, systemClock } from './time.ts'
+import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
+
+/**
+ * The mock without a transport: its state, its controls, and `dispatch`, which answers a
+ * {@link WireRequest}. The MSW handlers and the standalone server both call `dispatch`, so they
+ * share one implementation of the API.
+ */
+export class MockCore {
+  readonly options: ResolvedMockApiOptions
+  /** The organisations and API keys a client can use, keys in clear. */
+  readonly credentials: Credentials[]
+  /** Resolves once the seeded data is loaded; every request and control waits for it anyway. */
+  readonly ready: Promise<void>
+  readonly #dataset: Dataset
+  readonly #faults = new FaultQueue()
+  readonly #journal: Journal
+  #ctx: RuleContext
+  #tail: Promise<unknown> = Promise.resolve()
+
+  constructor(options: MockApiOptions = {}) {
+    this.options = resolveOptions(options)
+    const o = this.options
+    this.#dataset = buildDataset({
+      seed: o.seed,
+      organisations: o.seededOrganisations,
+      usersPerOrganisation: o.usersPerOrganisation,
+      extraOrganisations: o.organisations,
+    })
+    this.credentials = this.#dataset.credentials
+    this.#journal = new Journal(o.journalSize)
+    this.#ctx = {
+      db: new Database(),
+      now: o.now ?? systemClock,
+      tokenTtlSeconds: o.tokenTtlSeconds,
+      strictUserGroups: o.strictUserGroups,
+      authFailureStatus: o.authFailureStatus,
+      generateToken: o.generateToken ?? generateSignInToken,
+      generateUserId: () => crypto.randomUUID(),
+    }
+    this.ready = this.reset()
+  }
+
+  /**
+   * The `@msw/data` collections behind the mock, to read with their query API or seed with
+   * `create`. A reset replaces them: read `db` again afterwards rather than keeping a collection.
+   */
+  get db(): Collections {
+    return this.#ctx.db.collections
+  }
+
+  /** Answers one request. Never throws: every failure is an error response. */
+  async dispatch(request: WireRequest): Promise<WireResponse> {
+    const started = performance.now()
+    const { response, delayMs } = await this.#exclusive(() => this.#answer(request))
+    await sleep(delayMs + this.options.delayMs)
+    this.#journal.add({
+      time: formatDateTime(this.#ctx.now()),
+      method: request.method,
+      path: pathnameOf(request.target),
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+    })
+    return response
+  }
+
+  /** Back to the seeded data, with the journal and the queued faults cleared. */
+  async reset(): Promise<void> {
+    await this.#exclusive(async () => {
+      const db = new Database()
+      await db.load(this.#dataset.state)
+      this.#ctx = { ...this.#ctx, db }
+    })
+    this.#faults.clear()
+    this.#journal.clear()
+  }
+
+  /**
+   * Makes the next `count` calls of `operation` that pass the credentials check answer `status`
+   * (one of that operation's documented errors), optionally after `delayMs`.
+   */
+  failNext(operation: Operation, fault: FaultOptions): void {
+    this.#faults.add({ ...fault, operation })
+  }
+
+  /** A plain copy of every record, one array per collection. */
+  async state(): Promise<MockState> {
+    return this.#exclusive(async () => this.#ctx.db.snapshot())
+  }
+
+  /** The journal of API calls, oldest first. */
+  requests(): JournalEntry[] {
+    return this.#journal.list()
+  }
+
+  /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */
+  async redeemToken(orgId: string, token: string): Promise<RedeemResult> {
+    return this.#exclusive(async () => redeemSignInToken(this.#ctx, orgId, token))
+  }
+
+  /**
+   * Runs `task` after every task queued before it has finished. Identify awaits `@msw/data`'s
+   * async `create`; serialising the operations keeps each one atomic (two identify calls for one
+   * new id create one user) without a lock per record.
+   */
+  #exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(task)
+    this.#tail = run.catch(() => undefined)
+    return run
+  }
+
+  async #answer(request: WireRequest): Promise<{ response: WireResponse; delayMs: number }> {
+    let delayMs = 0
+    try {
+      const { operation, params } = matchRoute(request.method, pathnameOf(request.target))
+      const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
+      const fault = this.#faults.take(operation)
+      if (fault) {
+        delayMs = fault.delayMs
+        throw new ApiError(fault.code)
+      }
+      const body =
+        operation === 'identify'
+          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request))
+          : deleteUser(this.#ctx, orgId, { orgId: params.orgId ?? '', id: params.id ?? '' })
+      return { response: jsonResponse(200, body), delayMs }
+    } catch (error) {
+      return { response: toErrorResponse(error), delayMs }
+    }
+  }
+}

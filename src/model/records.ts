@@ -1,0 +1,87 @@
+import { z } from 'zod'
+import {
+  ageBracketSchema,
+  dateSchema,
+  dateTimeSchema,
+  registrationStatusSchema,
+  sexSchema,
+} from '../schemas.ts'
+
+/** An organisation: the tenant that API keys and users belong to. */
+export const organisationRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  name: z.string(),
+})
+
+/** An API key, stored only as its SHA-256 hash, with the last four characters as a hint. */
+export const apiKeyRecordSchema = z.strictObject({
+  keyHash: z.string(),
+  keyHint: z.string(),
+  orgId: z.string().min(1),
+})
+
+/** A user as stored: the profile fields the API names, every nullable one present. */
+export const userRecordSchema = z.strictObject({
+  userId: z.string().min(1),
+  orgId: z.string().min(1),
+  id: z.string().min(1),
+  registrationStatus: registrationStatusSchema,
+  registeredAt: dateTimeSchema.nullable(),
+  lastActive: dateTimeSchema.nullable(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  country: z.string().nullable(),
+  region: z.string().nullable(),
+  sex: sexSchema.nullable(),
+  ageBracket: ageBracketSchema.nullable(),
+  userGroups: z.array(z.string()),
+})
+
+export const userGroupRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  groupId: z.string(),
+  name: z.string(),
+})
+
+export const learningPathRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  learningPathId: z.string().min(1),
+  name: z.string(),
+})
+
+/** A user's learning-path assignment and its progress (at most one per user). */
+export const learningProgressRecordSchema = z.strictObject({
+  userId: z.string().min(1),
+  learningPathId: z.string().min(1),
+  startDate: dateSchema,
+  dueDate: dateSchema.nullable(),
+  completedAt: dateTimeSchema.nullable(),
+  percentComplete: z.int().min(0).max(100),
+})
+
+export const certificateRecordSchema = z.strictObject({
+  certificateId: z.string().min(1),
+  userId: z.string().min(1),
+  learningPathId: z.string().min(1),
+  title: z.string(),
+  issuedAt: dateTimeSchema,
+})
+
+/** A sign-in token, stored only as its SHA-256 hash. */
+export const signInTokenRecordSchema = z.strictObject({
+  tokenHash: z.string(),
+  userId: z.string().min(1),
+  orgId: z.string().min(1),
+  issuedAt: dateTimeSchema,
+  expiresAt: dateTimeSchema,
+  redeemedAt: dateTimeSchema.nullable(),
+})
+
+export type OrganisationRecord = z.infer<typeof organisationRecordSchema>
+export type ApiKeyRecord = z.infer<typeof apiKeyRecordSchema>
+export type UserRecord = z.infer<typeof userRecordSchema>
+export type UserGroupRecord = z.infer<typeof userGroupRecordSchema>
+export type LearningPathRecord = z.infer<typeof learningPathRecordSchema>
+export type LearningProgressRecord = z.infer<typeof learningProgressRecordSchema>
+export type CertificateRecord = z.infer<typeof certificateRecordSchema>
+export type SignInTokenRecord = z.infer<typeof signInTokenRecordSchema>

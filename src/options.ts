@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import { datasetDefaults } from '../fixtures/dataset.ts'
+import type { Clock } from './time.ts'
+
+const organisationSchema = z.strictObject({
+  orgId: z.string().min(1),
+  apiKeys: z.array(z.string().min(1)).default([]),
+  users: z.int().min(0).optional(),
+})
+
+/**
+ * The options of `createMockApi` and of the standalone server; every one has a default.
+ *
+ * @example
+ * createMockApi({ seed: 7, organisations: [{ orgId: 'acme', apiKeys: ['test-key'] }] })
+ */
+export const mockApiOptionsSchema = z.strictObject({
+  /** The fixture seed: the same seed always gives the same seeded data. */
+  seed: z.int().default(datasetDefaults.seed),
+  /** How many organisations the seed creates (`org-1`, `org-2`, …); 0 for none. */
+  seededOrganisations: z.int().min(0).default(datasetDefaults.organisations),
+  /** Fixture users per seeded organisation, those of `organisations` included. */
+  usersPerOrganisation: z.int().min(0).default(datasetDefaults.usersPerOrganisation),
+  /** Organisations and API keys added to the seeded data. */
+  organisations: z.array(organisationSchema).default([]),
+  /** Pins the MSW handlers to one origin (and path prefix); by default they match any origin. */
+  baseUrl: z.url().optional(),
+  /** How long a sign-in token stays valid. */
+  tokenTtlSeconds: z.number().positive().default(300),
+  /** The clock every timestamp and expiry comes from. */
+  now: z.custom<Clock>((value) => typeof value === 'function').optional(),
+  /** Makes sign-in tokens (for tests that need fixed tokens); by default 256 random bits, as hex. */
+  generateToken: z.custom<() => string>((value) => typeof value === 'function').optional(),
+  /** Refuse (400) `userGroups` the organisation does not have, instead of creating them. */
+  strictUserGroups: z.boolean().default(false),
+  /** The status for a missing, malformed or unknown API key: 401 (default) or 403. */
+  authFailureStatus: z.union([z.literal(401), z.literal(403)]).default(401),
+  /** A delay added to every API answer, in milliseconds. */
+  delayMs: z.int().min(0).default(0),
+  /** How many API calls the journal keeps (the newest). */
+  journalSize: z.int().min(1).default(1000),
+})
+
+export type MockApiOptions = z.input<typeof mockApiOptionsSchema>
+export type ResolvedMockApiOptions = z.output<typeof mockApiOptionsSchema>
+
+/** The options with their defaults; a `TypeError` that says what is wrong otherwise. */
+export function resolveOptions(options: MockApiOptions = {}): ResolvedMockApiOptions {
+  const parsed = mockApiOptionsSchema.safeParse(options)
+  if (!parsed.success) throw new TypeError(`Invalid options: ${z.prettifyError(parsed.error)}`)
+  return parsed.data
+}

@@ -1,0 +1,60 @@
+import { ApiError } from './errors.ts'
+import type { Operation } from './faults.ts'
+
+/** The API's route table: the only place that knows its paths. */
+export const apiRoutes = [
+  { method: 'POST', path: '/api/v1/users/identify', operation: 'identify' },
+  { method: 'DELETE', path: '/api/v1/users/:orgId/:id', operation: 'delete' },
+] as const satisfies ReadonlyArray<{ method: string; path: string; operation: Operation }>
+
+export interface RouteMatch {
+  operation: Operation
+  params: Record<string, string>
+}
+
+const compiled = apiRoutes.map((route) => ({ ...route, segments: route.path.split('/') }))
+
+/**
+ * The route of `method` and `pathname` (as sent, still percent-encoded). Parameters are
+ * percent-decoded once. A path no route has, an empty parameter or one that is not valid
+ * percent-encoding is a 404 `Not found`; a known path with another method is a 405 with `Allow`.
+ *
+ * @example matchRoute('DELETE', '/api/v1/users/org-1/a%2Fb') // params: { orgId: 'org-1', id: 'a/b' }
+ */
+export function matchRoute(method: string, pathname: string): RouteMatch {
+  const segments = pathname.split('/')
+  const allowed: string[] = []
+  for (const route of compiled) {
+    const params = matchSegments(route.segments, segments)
+    if (!params) continue
+    if (route.method === method) return { operation: route.operation, params }
+    allowed.push(route.method)
+  }
+  if (allowed.length > 0) throw new ApiError('methodNotAllowed', { allow: allowed.join(', ') })
+  throw new ApiError('notFound')
+}
+
+function matchSegments(pattern: readonly string[], segments: readonly string[]) {
+  if (pattern.length !== segments.length) return undefined
+  const params: Record<string, string> = {}
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i] as string
+    const actual = segments[i] as string
+    if (!expected.startsWith(':')) {
+      if (expected !== actual) return undefined
+      continue
+    }
+    const value = decodeSegment(actual)
+    if (!value) return undefined
+    params[expected.slice(1)] = value
+  }
+  return params
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,25 @@
+import { ApiError } from '../errors.ts'
+import { hashSecret } from '../secrets.ts'
+import type { RuleContext } from './context.ts'
+
+const bearer = /^bearer$/i
+
+/**
+ * The organisation an `Authorization: Bearer <key>` header acts for. A missing header, another
+ * scheme, an empty or unknown key is refused with 401 and `WWW-Authenticate: Bearer` (or 403,
+ * when the mock is configured to answer only documented statuses).
+ *
+ * @example
+ * const orgId = authenticate(ctx, request.headers.get('authorization'))
+ */
+export function authenticate(ctx: RuleContext, authorization: string | null): string {
+  const [scheme = '', key = '', ...rest] = (authorization ?? '').trim().split(/[ \t]+/)
+  const apiKey =
+    bearer.test(scheme) && key && rest.length === 0
+      ? ctx.db.apiKeys.get(hashSecret(key))
+      : undefined
+  if (apiKey) return apiKey.orgId
+  throw ctx.authFailureStatus === 403
+    ? new ApiError('forbidden')
+    : new ApiError('unauthorized', { 'www-authenticate': 'Bearer' })
+}

@@ -1,0 +1,34 @@
+import { ApiError } from '../errors.ts'
+import { orgKey } from '../model/indexes.ts'
+import type { DeleteUserResponse } from '../schemas.ts'
+import type { RuleContext } from './context.ts'
+
+/**
+ * Delete, for a request already authenticated as `callerOrgId`: removes the user and everything
+ * that refers to its `userId` (learning-path assignment and progress, certificates, sign-in
+ * tokens). Its user groups remain.
+ *
+ * @example
+ * await deleteUser(ctx, 'org-1', { orgId: 'org-1', id: 'u-1' }) // { id: 'u-1', deleted: true }
+ */
+export function deleteUser(
+  ctx: RuleContext,
+  callerOrgId: string,
+  target: { orgId: string; id: string },
+): DeleteUserResponse {
+  if (target.orgId !== callerOrgId) throw new ApiError('forbidden')
+  const { db } = ctx
+  const user = db.users.get(orgKey(target.orgId, target.id))
+  if (!user) throw new ApiError('userNotFound')
+
+  for (const token of [...db.signInTokensByUserId.get(user.userId)]) {
+    db.collections.signInTokens.delete(token)
+  }
+  for (const certificate of [...db.certificates.get(user.userId)]) {
+    db.collections.certificates.delete(certificate)
+  }
+  const progress = db.learningProgress.get(user.userId)
+  if (progress) db.collections.learningProgress.delete(progress)
+  db.collections.users.delete(user)
+  return { id: target.id, deleted: true }
+}

@@ -1,0 +1,68 @@
+import { ApiError } from '../errors.ts'
+import { orgKey } from '../model/indexes.ts'
+import type { UserRecord } from '../model/records.ts'
+import type { IdentifyUserRequest, IdentifyUserResponse } from '../schemas.ts'
+import { formatDateTime } from '../time.ts'
+import type { RuleContext } from './context.ts'
+import { toUserProfile } from './profile.ts'
+import { mintSignInToken } from './sign-in-tokens.ts'
+
+/**
+ * Identify, for a request already authenticated as `callerOrgId` and parsed: creates the user on
+ * the first call for its `(orgId, id)`, otherwise applies the fields sent (omitted fields keep
+ * their value, `userGroups` replaces the list), and issues a new sign-in token. Every check runs
+ * before the first write, so a refused request changes nothing.
+ *
+ * @example
+ * const { data, token } = await identifyUser(ctx, 'org-1', { id: 'u-1', orgId: 'org-1' })
+ */
+export async function identifyUser(
+  ctx: RuleContext,
+  callerOrgId: string,
+  request: IdentifyUserRequest,
+): Promise<IdentifyUserResponse> {
+  const { id, orgId, data = {} } = request
+  if (orgId !== callerOrgId) throw new ApiError('forbidden')
+
+  const userGroups = data.userGroups && [...new Set(data.userGroups)]
+  const missingGroups = (userGroups ?? []).filter(
+    (groupId) => !ctx.db.userGroups.get(orgKey(orgId, groupId)),
+  )
+  if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
+
+  const now = formatDateTime(ctx.now())
+  for (const groupId of missingGroups) {
+    await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
+  }
+
+  const { userGroups: _, ...fields } = data
+  let user = ctx.db.users.get(orgKey(orgId, id))
+  if (user) {
+    Object.assign(user, fields, userGroups && { userGroups }, { lastActive: now })
+  } else {
+    user = await ctx.db.collections.users.create({
+      ...emptyProfile,
+      ...fields,
+      userGroups: userGroups ?? [],
+      userId: ctx.generateUserId(),
+      orgId,
+      id,
+      registrationStatus: 'registered',
+      registeredAt: now,
+      lastActive: now,
+    })
+  }
+
+  const profile = toUserProfile(ctx, user)
+  const token = await mintSignInToken(ctx, user)
+  return { id, data: profile, token }
+}
+
+const emptyProfile = {
+  firstName: null,
+  lastName: null,
+  country: null,
+  region: null,
+  sex: null,
+  ageBracket: null,
+} satisfies Partial<UserRecord>

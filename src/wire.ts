@@ -1,0 +1,50 @@
+import { ApiError } from './errors.ts'
+import { type IdentifyUserRequest, identifyUserRequestSchema } from './schemas.ts'
+
+/** The largest request body the API accepts, in bytes. */
+export const maxBodyBytes = 1024 * 1024
+
+/**
+ * A request as every transport hands it to the mock: what the MSW handlers read from a Fetch
+ * `Request` and the standalone server from a `node:http` request, nothing more.
+ */
+export interface WireRequest {
+  method: string
+  /** The path and query as sent, still percent-encoded. */
+  target: string
+  headers: { get(name: string): string | null }
+  /** The body's bytes; `null` when there is none. */
+  body: Uint8Array | null
+  /** The transport stopped reading a body larger than {@link maxBodyBytes}. */
+  bodyTooLarge?: boolean
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * The identify body: JSON (`Content-Type: application/json`, parameters allowed), at most 1 MiB,
+ * valid UTF-8, matching `IdentifyUserRequest`. Anything else is a 400.
+ */
+export function parseIdentifyBody(request: WireRequest): IdentifyUserRequest {
+  const mediaType = request.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase()
+  const { body } = request
+  if (mediaType !== 'application/json' || !body || request.bodyTooLarge) {
+    throw new ApiError('invalidRequest')
+  }
+  if (body.byteLength > maxBodyBytes) throw new ApiError('invalidRequest')
+  let json: unknown
+  try {
+    json = JSON.parse(decoder.decode(body))
+  } catch {
+    throw new ApiError('invalidRequest')
+  }
+  const parsed = identifyUserRequestSchema.safeParse(json)
+  if (!parsed.success) throw new ApiError('invalidRequest')
+  return parsed.data
+}
+
+/** The path of a request target, without its query. */
+export function pathnameOf(target: string): string {
+  const end = target.search(/[?#]/)
+  return end === -1 ? target : target.slice(0, end)
+}
