@@ -1,0 +1,81 @@
+import type { HttpHandler } from 'msw'
+import { describe, expectTypeOf, it } from 'vitest'
+import type { z } from 'zod'
+import {
+  createMockApi,
+  type DeleteUserResponse,
+  type ErrorResponse,
+  type IdentifyUserRequest,
+  type IdentifyUserResponse,
+  type JournalEntry,
+  type MockApiOptions,
+  type MockState,
+  type Operation,
+  type RedeemResult,
+  type UserProfile,
+  type UserProfileInput,
+  type userProfileSchema,
+} from '../src/index.ts'
+
+describe('createMockApi', () => {
+  it('takes optional options and returns handlers with the controls', () => {
+    expectTypeOf(createMockApi).parameter(0).toEqualTypeOf<MockApiOptions | undefined>()
+    const api = createMockApi()
+    expectTypeOf(api.handlers).toEqualTypeOf<HttpHandler[]>()
+    expectTypeOf(api.ready).toEqualTypeOf<Promise<void>>()
+    expectTypeOf(api.reset).toEqualTypeOf<() => Promise<void>>()
+    expectTypeOf(api.state).toEqualTypeOf<() => Promise<MockState>>()
+    expectTypeOf(api.requests).toEqualTypeOf<() => JournalEntry[]>()
+    expectTypeOf(api.redeemToken).toEqualTypeOf<
+      (orgId: string, token: string) => Promise<RedeemResult>
+    >()
+    expectTypeOf(api.failNext).parameter(0).toEqualTypeOf<Operation>()
+    expectTypeOf(api.failNext).parameter(1).toEqualTypeOf<{
+      status: number
+      count?: number | undefined
+      delayMs?: number | undefined
+    }>()
+    expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
+  })
+
+  it('accepts the documented options', () => {
+    expectTypeOf<MockApiOptions>().toMatchTypeOf<{
+      seed?: number
+      organisations?: Array<{ orgId: string; apiKeys?: string[]; users?: number }>
+      baseUrl?: string
+      tokenTtlSeconds?: number
+      now?: () => Date
+      strictUserGroups?: boolean
+      authFailureStatus?: 401 | 403
+    }>()
+    // @ts-expect-error: 402 is not an authentication failure status
+    createMockApi({ authFailureStatus: 402 })
+  })
+})
+
+describe('schema types', () => {
+  it('follow the API description', () => {
+    expectTypeOf<IdentifyUserRequest>().toEqualTypeOf<{
+      id: string
+      orgId: string
+      data?: UserProfileInput | undefined
+    }>()
+    expectTypeOf<UserProfileInput['sex']>().toEqualTypeOf<'male' | 'female' | undefined>()
+    expectTypeOf<UserProfileInput['ageBracket']>().toEqualTypeOf<
+      '18-24' | '25-34' | '35-44' | '45-54' | '55-64' | '65+' | undefined
+    >()
+    expectTypeOf<UserProfile['registrationStatus']>().toEqualTypeOf<
+      'registered' | 'unregistered' | 'archived'
+    >()
+    expectTypeOf<UserProfile['lastActive']>().toEqualTypeOf<string | null | undefined>()
+    expectTypeOf<UserProfile['userGroups']>().toEqualTypeOf<string[]>()
+    expectTypeOf<IdentifyUserResponse>().toEqualTypeOf<{
+      id: string
+      data: UserProfile
+      token: string
+    }>()
+    expectTypeOf<DeleteUserResponse>().toEqualTypeOf<{ id: string; deleted: boolean }>()
+    expectTypeOf<ErrorResponse>().toEqualTypeOf<{ code: number; message: string }>()
+    expectTypeOf<z.infer<typeof userProfileSchema>>().toEqualTypeOf<UserProfile>()
+  })
+})
