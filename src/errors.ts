@@ -61,7 +61,7 @@ export function toErrorResponse(error: unknown): WireResponse {
   )
 }
 
-/** The error code of a status a forced fault may take, for the operation it applies to. */
-export function errorCodeForStatus(status: number, codes: readonly ApiErrorCode[]) {
-  return codes.find((code) => apiErrors[code].status === status)
+/** Validation issues in one line, e.g. `status: expected a number; count: too small`. */
+export function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) {
+  return issues.map((i) => `${i.path.map(String).join('.') || 'value'}: ${i.message}`).join('; ')
 }

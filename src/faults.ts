@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors } from './errors.ts'
+import { type ApiErrorCode, apiErrors, describeIssues } from './errors.ts'
 
 /** The documented errors of each operation: the only answers a forced fault may take. */
 export const operationErrors = {
@@ -45,7 +45,8 @@ export class FaultQueue {
   /** Throws a `TypeError` that says what is wrong with a fault that is not allowed. */
   add(fault: Fault): void {
     const parsed = faultSchema.safeParse(fault)
-    if (!parsed.success) throw new TypeError(`Invalid fault: ${z.prettifyError(parsed.error)}`)
+    if (!parsed.success)
+      throw new TypeError(`Invalid fault: ${describeIssues(parsed.error.issues)}`)
     const { operation, status, count, delayMs } = parsed.data
     const code = operationErrors[operation].find((c) => apiErrors[c].status === status)
     if (code) this.#queues[operation].push({ code, remaining: count, delayMs })

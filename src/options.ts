@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { datasetDefaults } from '../fixtures/dataset.ts'
+import { describeIssues } from './errors.ts'
 import type { Clock } from './time.ts'
 
 const organisationSchema = z.strictObject({
@@ -47,6 +48,7 @@ export type ResolvedMockApiOptions = z.output<typeof mockApiOptionsSchema>
 /** The options with their defaults; a `TypeError` that says what is wrong otherwise. */
 export function resolveOptions(options: MockApiOptions = {}): ResolvedMockApiOptions {
   const parsed = mockApiOptionsSchema.safeParse(options)
-  if (!parsed.success) throw new TypeError(`Invalid options: ${z.prettifyError(parsed.error)}`)
+  if (!parsed.success)
+    throw new TypeError(`Invalid options: ${describeIssues(parsed.error.issues)}`)
   return parsed.data
 }

@@ -7,6 +7,7 @@ import type {
   MockState,
 } from '../../src/index.ts'
 import { createMockApi } from '../../src/index.ts'
+import { startServer } from '../../src/server/server.ts'
 
 /**
  * One way in to a running mock, as the conformance suite drives it: requests go to `url()`, the
@@ -52,5 +53,34 @@ export const inProcessTarget: TargetFactory = async (options = {}) => {
     state: () => api.state(),
     requests: async () => api.requests(),
     close: async () => {},
+  }
+}
+
+/** The standalone server over real HTTP on loopback, its controls through `/__mock`. */
+export const httpTarget: TargetFactory = async (options = {}) => {
+  const running = await startServer({ ...options, port: 0 })
+  const control = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(running.url + path, {
+      method,
+      ...(body !== undefined && {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    })
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
+    return res.status === 204 ? undefined : res.json()
+  }
+  return {
+    url: (path) => running.url + path,
+    credentials: running.core.credentials,
+    reset: async () => {
+      await control('POST', '/__mock/reset')
+    },
+    failNext: async (fault) => {
+      await control('POST', '/__mock/faults', fault)
+    },
+    state: () => control('GET', '/__mock/state'),
+    requests: () => control('GET', '/__mock/requests'),
+    close: () => running.close(),
   }
 }

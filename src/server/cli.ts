@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+import { Command, InvalidArgumentError, Option } from 'commander'
+import type { Credentials } from '../../fixtures/dataset.ts'
+import { datasetDefaults } from '../../fixtures/dataset.ts'
+import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
+
+const program = new Command('identify-api-mock')
+  .description('A stateful mock of the Identify and Delete User API.')
+  .showSuggestionAfterError()
+
+program
+  .command('serve')
+  .description('Start the mock as an HTTP server, with seeded default data.')
+  .option('--port <port>', 'port to listen on; 0 picks a free one', integer(0, 65535), 4010)
+  .option('--host <host>', 'address to bind', '127.0.0.1')
+  .option(
+    '--seed <seed>',
+    'fixture seed: the same seed gives the same data',
+    integer(),
+    datasetDefaults.seed,
+  )
+  .option(
+    '--orgs <n>',
+    'organisations the seed creates (org-1, org-2, …); 0 for none',
+    integer(0),
+    datasetDefaults.organisations,
+  )
+  .option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key')
+  .option('--api-key <key>', 'an API key for --org (repeatable)', collect, [])
+  .option(
+    '--users <n>',
+    'fixture users per seeded organisation, --org included',
+    integer(0),
+    datasetDefaults.usersPerOrganisation,
+  )
+  .option('--token-ttl <seconds>', 'sign-in token lifetime in seconds', positiveNumber, 300)
+  .option('--strict-user-groups', 'answer 400 for userGroups the organisation does not have', false)
+  .addOption(
+    new Option('--auth-failure-status <status>', 'status for a missing or unknown API key')
+      .choices(['401', '403'])
+      .default('401'),
+  )
+  .option('--delay <ms>', 'delay every API answer by this many milliseconds', integer(0), 0)
+  .option('--json', 'print the start-up facts as one JSON line, for scripts', false)
+  .action(async (flags: ServeFlags, command: Command) => {
+    if (flags.apiKey.length > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
+    if (flags.org && flags.apiKey.length === 0)
+      command.error('error: --org needs at least one --api-key <key>')
+    await serve(flags)
+  })
+
+interface ServeFlags {
+  port: number
+  host: string
+  seed: number
+  orgs: number
+  org?: string
+  apiKey: string[]
+  users: number
+  tokenTtl: number
+  strictUserGroups: boolean
+  authFailureStatus: '401' | '403'
+  delay: number
+  json: boolean
+}
+
+async function serve(flags: ServeFlags) {
+  const options: ServerOptions = {
+    port: flags.port,
+    host: flags.host,
+    seed: flags.seed,
+    seededOrganisations: flags.orgs,
+    usersPerOrganisation: flags.users,
+    organisations: flags.org ? [{ orgId: flags.org, apiKeys: flags.apiKey }] : [],
+    tokenTtlSeconds: flags.tokenTtl,
+    strictUserGroups: flags.strictUserGroups,
+    authFailureStatus: flags.authFailureStatus === '403' ? 403 : 401,
+    delayMs: flags.delay,
+  }
+  let running: RunningServer
+  try {
+    running = await startServer(options)
+  } catch (error) {
+    if (error instanceof ServerStartError || error instanceof TypeError) fail(error.message)
+    throw error
+  }
+  const credentials = running.core.credentials
+  const curl = curlLine(running.url, credentials)
+  if (flags.json) {
+    process.stdout.write(
+      `${JSON.stringify({ url: running.url, organisations: credentials, curl })}\n`,
+    )
+  } else {
+    process.stdout.write(banner(running.url, credentials, curl))
+  }
+  const stop = () => {
+    setTimeout(() => process.exit(0), 1500).unref()
+    running.close().then(() => process.exit(0))
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
+}
+
+function curlLine(url: string, credentials: Credentials[]): string | null {
+  const org = credentials.find((c) => c.apiKeys.length > 0)
+  if (!org) return null
+  const body = JSON.stringify({ id: 'user-1', orgId: org.orgId, data: { firstName: 'Ada' } })
+  return [
+    `curl -sS -X POST ${url}/api/v1/users/identify`,
+    `-H 'Authorization: Bearer ${org.apiKeys[0]}'`,
+    `-H 'Content-Type: application/json'`,
+    `-d '${body}'`,
+  ].join(' ')
+}
+
+function banner(url: string, credentials: Credentials[], curl: string | null): string {
+  const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
+  const orgs = credentials.map(
+    (c) => `  ${c.orgId.padEnd(width)}  ${c.apiKeys.join(', ') || '(no key)'}`,
+  )
+  return [
+    `identify-api-mock listening on ${url}`,
+    '',
+    credentials.length > 0
+      ? 'Organisations and API keys:'
+      : 'No organisations: add one with --org <orgId> --api-key <key>.',
+    ...orgs,
+    '',
+    ...(curl ? ['Try it:', `  ${curl}`, ''] : []),
+    'Controls: POST /__mock/reset, POST /__mock/faults, GET /__mock/state, GET /__mock/requests, GET /__mock/health',
+    'Stop with Ctrl+C.',
+    '',
+  ].join('\n')
+}
+
+function integer(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string) => {
+    const n = Number(value)
+    if (!/^-?\d+$/.test(value) || n < min || n > max) {
+      const range =
+        max < Number.MAX_SAFE_INTEGER
+          ? ` from ${min} to ${max}`
+          : min > Number.MIN_SAFE_INTEGER
+            ? ` of ${min} or more`
+            : ''
+      throw new InvalidArgumentError(`expected a whole number${range}.`)
+    }
+    return n
+  }
+}
+
+function positiveNumber(value: string) {
+  const n = Number(value)
+  if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number above 0.')
+  return n
+}
+
+function collect(value: string, previous: string[]) {
+  return [...previous, value]
+}
+
+function fail(message: string): never {
+  process.stderr.write(`identify-api-mock: ${message}\n`)
+  process.exit(1)
+}
+
+program
+  .parseAsync()
+  .catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)))

@@ -1,0 +1,56 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+
+export const cliPath = fileURLToPath(new URL('../../src/server/cli.ts', import.meta.url))
+
+export interface CliProcess {
+  child: ChildProcess
+  stdout: () => string
+  stderr: () => string
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+}
+
+/** Runs the CLI as a user would (TypeScript through tsx), with the test's Node. */
+export function runCli(args: string[]): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout?.on('data', (chunk) => {
+    out += chunk
+  })
+  child.stderr?.on('data', (chunk) => {
+    err += chunk
+  })
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  )
+  return { child, stdout: () => out, stderr: () => err, exit }
+}
+
+/** Waits until the CLI's output matches `pattern`; fails with what it printed if it exits first. */
+export async function waitForOutput(cli: CliProcess, pattern: RegExp, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs
+  let exited = false
+  cli.exit.then(() => {
+    exited = true
+  })
+  for (;;) {
+    const match = cli.stdout().match(pattern)
+    if (match) return match
+    if (exited || Date.now() > deadline) {
+      throw new Error(
+        `no ${pattern} in the output.\nstdout: ${cli.stdout()}\nstderr: ${cli.stderr()}`,
+      )
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Starts `serve` on a free port and returns the URL its banner prints. */
+export async function startCli(args: string[] = []) {
+  const cli = runCli(['serve', '--port', '0', ...args])
+  const [, url = ''] = await waitForOutput(cli, /listening on (http:\/\/\S+)/)
+  return { cli, url }
+}
