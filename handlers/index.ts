@@ -1,5 +1,6 @@
 import { type HttpHandler, http } from 'msw'
 import type { MockCore } from '../src/mock-core.ts'
+import { webViewPath } from '../src/web-view/answer.ts'
 import { maxBodyBytes, type WireRequest } from '../src/wire.ts'
 
 export interface HandlerOptions {
@@ -18,7 +19,7 @@ export function createHandlers(core: MockCore, options: HandlerOptions = {}): Ht
   const base = options.baseUrl ? options.baseUrl.replace(/\/+$/, '') : '*'
   const respond = async ({ request }: { request: Request }) =>
     toFetchResponse(await core.dispatch(await toWireRequest(request)))
-  return [http.all(`${base}/api/*`, respond)]
+  return [http.all(`${base}/api/*`, respond), http.all(`${base}${webViewPath}`, respond)]
 }
 
 async function toWireRequest(request: Request): Promise<WireRequest> {

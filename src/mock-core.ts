@@ -12,6 +12,7 @@ import { identifyUser } from './rules/identify.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { generateSignInToken } from './secrets.ts'
 import { formatDateTime, sleep, systemClock } from './time.ts'
+import { answerWebView, webViewPath } from './web-view/answer.ts'
 import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
 
 /**
@@ -125,7 +126,12 @@ export class MockCore {
   async #answer(request: WireRequest): Promise<{ response: WireResponse; delayMs: number }> {
     let delayMs = 0
     try {
-      const { operation, params } = matchRoute(request.method, pathnameOf(request.target))
+      const pathname = pathnameOf(request.target)
+      if (pathname === webViewPath) {
+        const response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
+        return { response, delayMs }
+      }
+      const { operation, params } = matchRoute(request.method, pathname)
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(operation)
       if (fault) {

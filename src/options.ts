@@ -38,6 +38,13 @@ export const mockApiOptionsSchema = z.strictObject({
   authFailureStatus: z.union([z.literal(401), z.literal(403)]).default(401),
   /** A delay added to every API answer, in milliseconds. */
   delayMs: z.int().min(0).default(0),
+  /** The `type` of the messages the emulated web view posts to the app. */
+  webViewMessages: z
+    .strictObject({
+      close: z.string().min(1).default('webview:close'),
+      sessionRefresh: z.string().min(1).default('webview:session-refresh'),
+    })
+    .default({ close: 'webview:close', sessionRefresh: 'webview:session-refresh' }),
   /** How many API calls the journal keeps (the newest). */
   journalSize: z.int().min(1).default(1000),
 })

@@ -17,6 +17,8 @@ import {
   type UserRecord,
   userGroupRecordSchema,
   userRecordSchema,
+  type WebViewSessionRecord,
+  webViewSessionRecordSchema,
 } from './records.ts'
 
 /**
@@ -36,6 +38,7 @@ export function createCollections() {
     learningProgress: new Collection({ schema: learningProgressRecordSchema }),
     certificates: new Collection({ schema: certificateRecordSchema }),
     signInTokens: new Collection({ schema: signInTokenRecordSchema }),
+    webViewSessions: new Collection({ schema: webViewSessionRecordSchema }),
   }
 }
 
@@ -51,6 +54,7 @@ export interface MockState {
   learningProgress: LearningProgressRecord[]
   certificates: CertificateRecord[]
   signInTokens: SignInTokenRecord[]
+  webViewSessions: WebViewSessionRecord[]
 }
 
 const collectionNames = [
@@ -62,6 +66,7 @@ const collectionNames = [
   'learningProgress',
   'certificates',
   'signInTokens',
+  'webViewSessions',
 ] as const satisfies ReadonlyArray<keyof MockState & keyof Collections>
 
 /**
@@ -85,6 +90,11 @@ export class Database {
   readonly certificates = new GroupIndex(this.collections.certificates, (r) => r.userId)
   readonly signInTokens = new UniqueIndex(this.collections.signInTokens, (r) => r.tokenHash)
   readonly signInTokensByUserId = new GroupIndex(this.collections.signInTokens, (r) => r.userId)
+  readonly webViewSessions = new UniqueIndex(this.collections.webViewSessions, (r) => r.sessionHash)
+  readonly webViewSessionsByUserId = new GroupIndex(
+    this.collections.webViewSessions,
+    (r) => r.userId,
+  )
 
   /** Creates every record of `state`, each validated by its collection's schema. */
   async load(state: Partial<MockState>): Promise<void> {
@@ -107,6 +117,7 @@ export class Database {
       learningProgress: copy(c.learningProgress),
       certificates: copy(c.certificates),
       signInTokens: copy(c.signInTokens),
+      webViewSessions: copy(c.webViewSessions),
     }
   }
 }

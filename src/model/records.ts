@@ -77,6 +77,14 @@ export const signInTokenRecordSchema = z.strictObject({
   redeemedAt: dateTimeSchema.nullable(),
 })
 
+/** A signed-in web view, stored by the hash of its session cookie. */
+export const webViewSessionRecordSchema = z.strictObject({
+  sessionHash: z.string(),
+  userId: z.string().min(1),
+  orgId: z.string().min(1),
+  createdAt: dateTimeSchema,
+})
+
 export type OrganisationRecord = z.infer<typeof organisationRecordSchema>
 export type ApiKeyRecord = z.infer<typeof apiKeyRecordSchema>
 export type UserRecord = z.infer<typeof userRecordSchema>
@@ -85,3 +93,4 @@ export type LearningPathRecord = z.infer<typeof learningPathRecordSchema>
 export type LearningProgressRecord = z.infer<typeof learningProgressRecordSchema>
 export type CertificateRecord = z.infer<typeof certificateRecordSchema>
 export type SignInTokenRecord = z.infer<typeof signInTokenRecordSchema>
+export type WebViewSessionRecord = z.infer<typeof webViewSessionRecordSchema>

@@ -6,7 +6,7 @@ import type { RuleContext } from './context.ts'
 /**
  * Delete, for a request already authenticated as `callerOrgId`: removes the user and everything
  * that refers to its `userId` (learning-path assignment and progress, certificates, sign-in
- * tokens). Its user groups remain.
+ * tokens, web-view sessions). Its user groups remain.
  *
  * @example
  * await deleteUser(ctx, 'org-1', { orgId: 'org-1', id: 'u-1' }) // { id: 'u-1', deleted: true }
@@ -23,6 +23,9 @@ export function deleteUser(
 
   for (const token of [...db.signInTokensByUserId.get(user.userId)]) {
     db.collections.signInTokens.delete(token)
+  }
+  for (const session of [...db.webViewSessionsByUserId.get(user.userId)]) {
+    db.collections.webViewSessions.delete(session)
   }
   for (const certificate of [...db.certificates.get(user.userId)]) {
     db.collections.certificates.delete(certificate)

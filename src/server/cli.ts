@@ -41,6 +41,16 @@ program
       .default('401'),
   )
   .option('--delay <ms>', 'delay every API answer by this many milliseconds', integer(0), 0)
+  .option(
+    '--close-message <type>',
+    'type of the message the web view posts on close',
+    'webview:close',
+  )
+  .option(
+    '--refresh-message <type>',
+    'type of the message asking the app for a new token',
+    'webview:session-refresh',
+  )
   .option('--json', 'print the start-up facts as one JSON line, for scripts', false)
   .action(async (flags: ServeFlags, command: Command) => {
     if (flags.apiKey.length > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
@@ -61,6 +71,8 @@ interface ServeFlags {
   strictUserGroups: boolean
   authFailureStatus: '401' | '403'
   delay: number
+  closeMessage: string
+  refreshMessage: string
   json: boolean
 }
 
@@ -76,6 +88,7 @@ async function serve(flags: ServeFlags) {
     strictUserGroups: flags.strictUserGroups,
     authFailureStatus: flags.authFailureStatus === '403' ? 403 : 401,
     delayMs: flags.delay,
+    webViewMessages: { close: flags.closeMessage, sessionRefresh: flags.refreshMessage },
   }
   let running: RunningServer
   try {
@@ -127,6 +140,7 @@ function banner(url: string, credentials: Credentials[], curl: string | null): s
     ...orgs,
     '',
     ...(curl ? ['Try it:', `  ${curl}`, ''] : []),
+    `Web view: ${url}/webview?orgId=<orgId>&token=<token from identify>&webview=true`,
     'Controls: POST /__mock/reset, POST /__mock/faults, GET /__mock/state, GET /__mock/requests, GET /__mock/health',
     'Stop with Ctrl+C.',
     '',
