@@ -1,4 +1,7 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
+
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
 const [major = 0] = process.versions.node.split('.').map(Number)
 if (major < 22) {
@@ -9,8 +12,19 @@ if (major < 22) {
 }
 
 export default defineConfig({
+  resolve: {
+    // The examples import the package by name, as a consumer does; inside the repository that
+    // name is its sources.
+    alias: [
+      { find: /^identify-api-mock$/, replacement: source('./src/index.ts') },
+      { find: /^identify-api-mock\/fixtures$/, replacement: source('./fixtures/index.ts') },
+      { find: /^identify-api-mock\/handlers$/, replacement: source('./handlers/index.ts') },
+      { find: /^identify-api-mock\/schemas$/, replacement: source('./src/schemas.ts') },
+      { find: /^identify-api-mock\/server$/, replacement: source('./src/server/server.ts') },
+    ],
+  },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
   },
 })

@@ -59,6 +59,18 @@ program
     await serve(flags)
   })
 
+program
+  .command('openapi')
+  .description('Print the OpenAPI 3.1 document of the API, or write it to a file.')
+  .option('--out <file>', 'write the document to this file instead of standard output')
+  .action(async (flags: { out?: string }) => {
+    const { createOpenApiDocument } = await import('../openapi.ts')
+    const text = `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`
+    if (!flags.out) return void process.stdout.write(text)
+    const { writeFile } = await import('node:fs/promises')
+    await writeFile(flags.out, text)
+  })
+
 interface ServeFlags {
   port: number
   host: string

@@ -1,0 +1,35 @@
+import { createMockApi } from 'identify-api-mock'
+import { setupWorker } from 'msw/browser'
+
+/**
+ * A frontend that talks to the API through msw's Service Worker: the very handlers the Node tests
+ * use, running in the browser with their in-memory model.
+ */
+const api = createMockApi({ organisations: [{ orgId: 'acme', apiKeys: ['browser-key'] }] })
+const worker = setupWorker(...api.handlers)
+
+const status = document.querySelector('#status') as HTMLOutputElement
+const log = document.querySelector('#log') as HTMLPreElement
+const headers = { authorization: 'Bearer browser-key', 'content-type': 'application/json' }
+
+async function run() {
+  await worker.start({ quiet: true, onUnhandledFrame: 'bypass' })
+  const identified = await fetch('/api/v1/users/identify', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ id: 'browser-user', orgId: 'acme', data: { firstName: 'Bea' } }),
+  })
+  const profile = await identified.json()
+  log.textContent += `identify ${identified.status} ${profile.data.firstName} ${profile.token.length}\n`
+
+  const deleted = await fetch('/api/v1/users/acme/browser-user', { method: 'DELETE', headers })
+  log.textContent += `delete ${deleted.status} ${JSON.stringify(await deleted.json())}\n`
+
+  const again = await fetch('/api/v1/users/acme/browser-user', { method: 'DELETE', headers })
+  log.textContent += `delete ${again.status} ${(await again.json()).message}\n`
+  status.textContent = 'done'
+}
+
+run().catch((error: unknown) => {
+  status.textContent = `failed: ${error instanceof Error ? error.message : String(error)}`
+})
