@@ -1,5 +1,11 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors } from './errors.ts'
+import {
+  ApiError,
+  type ApiErrorCode,
+  apiErrors,
+  toErrorResponse,
+  type WireResponse,
+} from './errors.ts'
 import {
   deleteUserResponseSchema,
   errorResponseSchema,
@@ -165,3 +171,17 @@ export function createOpenApiDocument() {
 }
 
 export type OpenApiDocument = ReturnType<typeof createOpenApiDocument>
+
+/** The path the standalone server serves the document at. */
+export const openApiPath = '/openapi.json'
+
+let documentText: string | undefined
+
+/** `GET /openapi.json`: the document, built once on first request. */
+export function answerOpenApi(method: string): WireResponse {
+  if (method !== 'GET' && method !== 'HEAD') {
+    return toErrorResponse(new ApiError('methodNotAllowed', { allow: 'GET' }))
+  }
+  documentText ??= JSON.stringify(createOpenApiDocument())
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: documentText }
+}

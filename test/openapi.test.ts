@@ -131,6 +131,15 @@ describe('real traffic to the standalone server, validated against openapi.json'
     await expectDocumented(await remove('org-1', 'gone'), deletePath, 'delete')
   })
 
+  it('is served by the server at GET /openapi.json', async () => {
+    const res = await fetch(`${server.url}/openapi.json`)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toBe('application/json')
+    expect(await res.json()).toEqual(document)
+    const post = await fetch(`${server.url}/openapi.json`, { method: 'POST' })
+    expect(post.status).toBe(405)
+  })
+
   it('accepts what the real API may send: profile fields absent or null', () => {
     const validate = ajv.getSchema('openapi.json#/components/schemas/IdentifyUserResponse')
     expect(

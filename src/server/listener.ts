@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { handleControl, isControlRequest } from '../control.ts'
 import { toErrorResponse, type WireResponse } from '../errors.ts'
 import type { MockCore } from '../mock-core.ts'
-import { maxBodyBytes, type WireRequest } from '../wire.ts'
+import { answerOpenApi, openApiPath } from '../openapi.ts'
+import { maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
 
 /**
  * The `node:http` adapter: turns a Node request into a {@link WireRequest}, asks the mock's
@@ -13,7 +14,11 @@ export function createRequestListener(core: MockCore) {
   return (req: IncomingMessage, res: ServerResponse) => {
     readWireRequest(req)
       .then((request) =>
-        isControlRequest(request) ? handleControl(core, request) : core.dispatch(request),
+        pathnameOf(request.target) === openApiPath
+          ? answerOpenApi(request.method)
+          : isControlRequest(request)
+            ? handleControl(core, request)
+            : core.dispatch(request),
       )
       .catch(toErrorResponse)
       .then((response) => writeResponse(res, response))

@@ -1,0 +1,146 @@
+import { execFile, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+/**
+ * The package as a consumer receives it: packed, installed from the tarball into a scratch project
+ * outside the repository with its own msw and vitest, and used by following the README literally,
+ * on each Node/msw combination the README claims.
+ */
+const run = promisify(execFile)
+const repo = fileURLToPath(new URL('..', import.meta.url))
+const readme = readFileSync(join(repo, 'README.md'), 'utf8')
+const quickStart = readme.match(/## Quick start: a vitest suite\n\n```ts\n([\s\S]*?)```/)?.[1] ?? ''
+const vitestVersion = JSON.parse(
+  readFileSync(join(repo, 'node_modules/vitest/package.json'), 'utf8'),
+).version
+
+const combinations = [
+  { msw: '3', node: '22' },
+  { msw: '3', node: '24' },
+  { msw: '2', node: '22' },
+  { msw: '2', node: '24' },
+] as const
+
+const npm = (args: string[], cwd: string) =>
+  run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, maxBuffer: 1 << 26 })
+
+describe('the packed package in a consumer project', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'identify-api-mock-consumer-'))
+  let tarball = ''
+
+  beforeAll(async () => {
+    const { stdout } = await npm(['pack', '--pack-destination', scratch], repo)
+    tarball = join(scratch, stdout.trim().split('\n').at(-1) ?? '')
+    const nodes = join(scratch, 'nodes')
+    mkdirSync(nodes)
+    writeFileSync(
+      join(nodes, 'package.json'),
+      JSON.stringify({ private: true, allowScripts: { node: true } }),
+    )
+    await npm(['install', 'node22@npm:node@22'], nodes)
+  }, 300_000)
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+  it('contains compiled JavaScript, declarations, the bin and the license, and nothing else', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball])
+    const files = stdout.trim().split('\n')
+    expect(files).toContain('package/dist/src/index.js')
+    expect(files).toContain('package/dist/src/index.d.ts')
+    expect(files).toContain('package/dist/src/server/cli.js')
+    expect(files).toContain('package/LICENSE')
+    expect(
+      files.filter(
+        (f) => !/^package\/(dist\/.*\.(js|d\.ts)|LICENSE|README\.md|package\.json)$/.test(f),
+      ),
+    ).toEqual([])
+    expect(files.some((f) => /\.test\.|\/test\/|\.ts$/.test(f.replace(/\.d\.ts$/, '')))).toBe(false)
+  })
+
+  it('passes publint', async () => {
+    const { stdout } = await run('npx', ['publint', tarball], { cwd: repo })
+    expect(stdout).toMatch(/All good!/)
+  }, 60_000)
+
+  for (const msw of ['3', '2'] as const) {
+    describe(`with msw ${msw}`, () => {
+      const project = join(scratch, `msw-${msw}`)
+      beforeAll(async () => {
+        mkdirSync(project)
+        writeFileSync(
+          join(project, 'package.json'),
+          JSON.stringify({
+            name: 'consumer',
+            private: true,
+            type: 'module',
+            scripts: { test: 'vitest run' },
+          }),
+        )
+        writeFileSync(join(project, 'quick-start.test.ts'), quickStart)
+        await npm(
+          ['install', tarball, `msw@${msw}`, `vitest@${vitestVersion}`, 'typescript@7'],
+          project,
+        )
+      }, 300_000)
+
+      for (const { node } of combinations.filter((c) => c.msw === msw)) {
+        it(`runs the README quick start on Node ${node}`, async () => {
+          const binary =
+            node === '22' ? join(scratch, 'nodes/node_modules/node22/bin/node') : process.execPath
+          const { stdout: version } = await run(binary, ['--version'])
+          expect(version).toMatch(new RegExp(`^v${node}\\.`))
+          const { stdout } = await run(
+            binary,
+            [join(project, 'node_modules/vitest/vitest.mjs'), 'run'],
+            {
+              cwd: project,
+            },
+          )
+          expect(stdout).toMatch(/1 passed/)
+        }, 120_000)
+      }
+
+      it('type-checks against the published declarations', async () => {
+        writeFileSync(
+          join(project, 'tsconfig.json'),
+          JSON.stringify({
+            compilerOptions: {
+              strict: true,
+              module: 'nodenext',
+              target: 'es2023',
+              noEmit: true,
+              skipLibCheck: false,
+              types: [],
+            },
+            files: ['quick-start.test.ts'],
+          }),
+        )
+        await run(join(project, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project })
+      }, 120_000)
+
+      it('starts the bin with npx, from compiled JavaScript', async () => {
+        const child = spawn('npx', ['identify-api-mock', 'serve', '--port', '0', '--json'], {
+          cwd: project,
+        })
+        try {
+          const line = await new Promise<string>((resolve, reject) => {
+            let out = ''
+            child.stdout.on('data', (chunk) => {
+              out += chunk
+              if (out.includes('\n')) resolve(out.trim())
+            })
+            child.on('exit', (code) => reject(new Error(`exited with ${code}`)))
+          })
+          const { url } = JSON.parse(line)
+          expect((await fetch(`${url}/__mock/health`)).status).toBe(200)
+        } finally {
+          child.kill('SIGTERM')
+        }
+      }, 60_000)
+    })
+  }
+})
