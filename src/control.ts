@@ -1,24 +1,33 @@
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import type { MockCore } from './mock-core.ts'
+import { hashSecret } from './secrets.ts'
 import { pathnameOf, type WireRequest } from './wire.ts'
 
-/** The control endpoints' route table: path, method, and what each does. */
-const controlRoutes: Record<
-  string,
-  { method: string; run: (core: MockCore, request: WireRequest) => Promise<WireResponse> }
-> = {
-  '/__mock/reset': {
-    method: 'POST',
-    run: async (core) => {
-      await core.reset()
-      return noContent
-    },
-  },
-  '/__mock/faults': { method: 'POST', run: addFault },
-  '/__mock/state': { method: 'GET', run: async (core) => jsonResponse(200, await core.state()) },
-  '/__mock/requests': { method: 'GET', run: async (core) => jsonResponse(200, core.requests()) },
-  '/__mock/health': { method: 'GET', run: async () => jsonResponse(200, { status: 'ok' }) },
+type ControlRoute = {
+  method: string
+  run: (core: MockCore, request: WireRequest) => Promise<WireResponse>
 }
+
+/**
+ * The control endpoints' route table: path, method, and what each does. A `Map`, so that a path
+ * such as `/__mock/__proto__` can never reach a property of `Object.prototype`.
+ */
+const controlRoutes = new Map<string, ControlRoute>([
+  [
+    '/__mock/reset',
+    {
+      method: 'POST',
+      run: async (core) => {
+        await core.reset()
+        return noContent
+      },
+    },
+  ],
+  ['/__mock/faults', { method: 'POST', run: addFault }],
+  ['/__mock/state', { method: 'GET', run: async (core) => jsonResponse(200, await core.state()) }],
+  ['/__mock/requests', { method: 'GET', run: async (core) => jsonResponse(200, core.requests()) }],
+  ['/__mock/health', { method: 'GET', run: async () => jsonResponse(200, { status: 'ok' }) }],
+])
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
@@ -27,15 +36,51 @@ export function isControlRequest(request: WireRequest): boolean {
   return request.target.startsWith('/__mock/') || pathnameOf(request.target) === '/__mock'
 }
 
+/** How the control endpoints are exposed. */
+export interface ControlOptions {
+  /** `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist. */
+  enabled?: boolean
+  /**
+   * Requires `Authorization: Bearer <token>` on every `/__mock` request (401 otherwise), checked
+   * before anything else so that a client without it learns nothing.
+   */
+  token?: string
+}
+
+/** Answers a request to `/__mock/…`. */
+export type ControlHandler = (request: WireRequest) => Promise<WireResponse>
+
 /**
- * Answers a request to `/__mock/…`: reset, faults, state, requests and health. Bad input gets an
- * `{code, message}` body like the API's errors, with a message that says what is wrong.
+ * The control endpoints of `core` (reset, faults, state, requests, health), as `options` expose
+ * them. The token is kept only as its hash. Bad input gets an `{code, message}` body like the
+ * API's errors, with a message that says what is wrong.
  *
  * @example
- * await handleControl(core, { method: 'POST', target: '/__mock/reset', headers, body: null })
+ * const control = createControlHandler(core, { token: 'let-me-in' })
+ * await control({ method: 'POST', target: '/__mock/reset', headers, body: null })
+ */
+export function createControlHandler(core: MockCore, options: ControlOptions = {}): ControlHandler {
+  const { enabled = true, token } = options
+  if (token === '') throw new TypeError('Invalid control token: it must not be empty')
+  const tokenHash = token === undefined ? undefined : hashSecret(token)
+  return async (request) => {
+    if (!enabled) return toErrorResponse(new ApiError('notFound'))
+    if (tokenHash !== undefined) {
+      const presented = bearerCredential(request.headers.get('authorization'))
+      if (presented === undefined || hashSecret(presented) !== tokenHash) {
+        return toErrorResponse(new ApiError('unauthorized', { 'www-authenticate': 'Bearer' }))
+      }
+    }
+    return handleControl(core, request)
+  }
+}
+
+/**
+ * Answers a request to `/__mock/…` with every endpoint open: what {@link createControlHandler}
+ * does once the request is let in.
  */
 export async function handleControl(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  const route = controlRoutes[pathnameOf(request.target)]
+  const route = controlRoutes.get(pathnameOf(request.target))
   if (!route) return toErrorResponse(new ApiError('notFound'))
   if (route.method !== request.method) {
     return toErrorResponse(new ApiError('methodNotAllowed', { allow: route.method }))
@@ -47,6 +92,15 @@ export async function handleControl(core: MockCore, request: WireRequest): Promi
   }
 }
 
+/**
+ * The credential of an `Authorization: Bearer <credential>` header. Only spaces and tabs separate
+ * and surround the parts (HTTP's optional whitespace), so a credential with any other character
+ * around it is a different credential.
+ */
+function bearerCredential(header: string | null): string | undefined {
+  return header?.match(/^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i)?.[1]
+}
+
 async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
   let fault: unknown
   try {
@@ -54,7 +108,10 @@ async function addFault(core: MockCore, request: WireRequest): Promise<WireRespo
   } catch {
     return badRequest('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
   }
-  const { operation, ...options } = (fault ?? {}) as Record<string, unknown>
+  if (typeof fault !== 'object' || fault === null || Array.isArray(fault)) {
+    return badRequest('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
+  }
+  const { operation, ...options } = fault as Record<string, unknown>
   try {
     core.failNext(operation as 'identify', options as { status: number })
   } catch (error) {

@@ -26,7 +26,12 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
  * valid UTF-8, matching `IdentifyUserRequest`. Anything else is a 400.
  */
 export function parseIdentifyBody(request: WireRequest): IdentifyUserRequest {
-  const mediaType = request.headers.get('content-type')?.split(';', 1)[0]?.trim().toLowerCase()
+  // Spaces and tabs only (HTTP's optional whitespace): String#trim would also strip a no-break space.
+  const mediaType = request.headers
+    .get('content-type')
+    ?.split(';', 1)[0]
+    ?.replace(/^[ \t]+|[ \t]+$/g, '')
+    .toLowerCase()
   const { body } = request
   if (mediaType !== 'application/json' || !body || request.bodyTooLarge) {
     throw new ApiError('invalidRequest')

@@ -13,7 +13,11 @@ const bearer = /^bearer$/i
  * const orgId = authenticate(ctx, request.headers.get('authorization'))
  */
 export function authenticate(ctx: RuleContext, authorization: string | null): string {
-  const [scheme = '', key = '', ...rest] = (authorization ?? '').trim().split(/[ \t]+/)
+  // Only spaces and tabs (HTTP's optional whitespace) surround the parts: String#trim would also
+  // strip a no-break space or a line separator, and accept a key the real API would refuse.
+  const [scheme = '', key = '', ...rest] = (authorization ?? '')
+    .replace(/^[ \t]+|[ \t]+$/g, '')
+    .split(/[ \t]+/)
   const apiKey =
     bearer.test(scheme) && key && rest.length === 0
       ? ctx.db.apiKeys.get(hashSecret(key))

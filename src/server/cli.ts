@@ -52,10 +52,26 @@ program
     'webview:session-refresh',
   )
   .option('--json', 'print the start-up facts as one JSON line, for scripts', false)
+  .option(
+    '--journal-size <n>',
+    'how many API calls the journal keeps (the newest)',
+    integer(1),
+    1000,
+  )
+  .option('--no-control', 'disable the /__mock control endpoints (they answer 404)')
+  .addOption(
+    new Option(
+      '--control-token <token>',
+      'require Authorization: Bearer <token> on the /__mock control endpoints',
+    ).env('IDENTIFY_API_MOCK_CONTROL_TOKEN'),
+  )
   .action(async (flags: ServeFlags, command: Command) => {
     if (flags.apiKey.length > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
     if (flags.org && flags.apiKey.length === 0)
       command.error('error: --org needs at least one --api-key <key>')
+    if (flags.controlToken === '') command.error('error: --control-token must not be empty')
+    if (!flags.control && flags.controlToken !== undefined)
+      command.error('error: --control-token needs the control endpoints: drop --no-control')
     await serve(flags)
   })
 
@@ -86,6 +102,9 @@ interface ServeFlags {
   closeMessage: string
   refreshMessage: string
   json: boolean
+  journalSize: number
+  control: boolean
+  controlToken?: string
 }
 
 async function serve(flags: ServeFlags) {
@@ -101,6 +120,9 @@ async function serve(flags: ServeFlags) {
     authFailureStatus: flags.authFailureStatus === '403' ? 403 : 401,
     delayMs: flags.delay,
     webViewMessages: { close: flags.closeMessage, sessionRefresh: flags.refreshMessage },
+    journalSize: flags.journalSize,
+    control: flags.control,
+    controlToken: flags.controlToken,
   }
   let running: RunningServer
   try {
@@ -111,12 +133,18 @@ async function serve(flags: ServeFlags) {
   }
   const credentials = running.core.credentials
   const curl = curlLine(running.url, credentials)
+  const address = running.server.address()
+  if (address && typeof address === 'object' && !isLoopback(address.address)) {
+    process.stderr.write(
+      `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${flags.control && !flags.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
+    )
+  }
   if (flags.json) {
     process.stdout.write(
       `${JSON.stringify({ url: running.url, organisations: credentials, curl })}\n`,
     )
   } else {
-    process.stdout.write(banner(running.url, credentials, curl))
+    process.stdout.write(banner(running.url, credentials, curl, controlLine(flags)))
   }
   const stop = () => {
     setTimeout(() => process.exit(0), 1500).unref()
@@ -138,7 +166,27 @@ function curlLine(url: string, credentials: Credentials[]): string | null {
   ].join(' ')
 }
 
-function banner(url: string, credentials: Credentials[], curl: string | null): string {
+/** Whether an address the server is bound to is reachable only from this machine. */
+function isLoopback(address: string): boolean {
+  return /^(127\.|::1$|::ffff:127\.)/.test(address)
+}
+
+function controlLine(flags: ServeFlags): string {
+  if (!flags.control) return 'Controls: off (--no-control).'
+  const endpoints =
+    'POST /__mock/reset, POST /__mock/faults, GET /__mock/state, GET /__mock/requests, GET /__mock/health'
+  // The token is not printed: unlike the API keys, it was not made up by the mock.
+  return flags.controlToken
+    ? `Controls (with Authorization: Bearer <your --control-token>): ${endpoints}`
+    : `Controls: ${endpoints}`
+}
+
+function banner(
+  url: string,
+  credentials: Credentials[],
+  curl: string | null,
+  controls: string,
+): string {
   const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
   const orgs = credentials.map(
     (c) => `  ${c.orgId.padEnd(width)}  ${c.apiKeys.join(', ') || '(no key)'}`,
@@ -153,7 +201,7 @@ function banner(url: string, credentials: Credentials[], curl: string | null): s
     '',
     ...(curl ? ['Try it:', `  ${curl}`, ''] : []),
     `Web view: ${url}/webview?orgId=<orgId>&token=<token from identify>&webview=true`,
-    'Controls: POST /__mock/reset, POST /__mock/faults, GET /__mock/state, GET /__mock/requests, GET /__mock/health',
+    controls,
     'Stop with Ctrl+C.',
     '',
   ].join('\n')

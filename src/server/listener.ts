@@ -1,69 +1,192 @@
-import type { IncomingMessage, ServerResponse } from 'node:http'
-import { handleControl, isControlRequest } from '../control.ts'
-import { toErrorResponse, type WireResponse } from '../errors.ts'
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { type ControlOptions, createControlHandler, isControlRequest } from '../control.ts'
+import { jsonResponse, toErrorResponse, type WireResponse } from '../errors.ts'
 import type { MockCore } from '../mock-core.ts'
 import { answerOpenApi, openApiPath } from '../openapi.ts'
 import { maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
+
+export interface ListenerOptions {
+  control?: ControlOptions
+  /**
+   * How long a connection whose body was refused as too large stays open after the answer, the
+   * rest of the upload discarded, so that a client still sending can read the 400 before the
+   * connection closes. Closing at once would reset the connection with the client's unread data
+   * and could destroy the answer in flight.
+   */
+  lingerMs?: number
+  /**
+   * The answer to this many requests on one connection closes it (0: no limit). Node's own
+   * `maxRequestsPerSocket` keeps the connection open and answers the requests past the limit
+   * with an empty 503, so the count is kept here instead.
+   */
+  maxRequestsPerSocket?: number
+}
+
+/** Answers one request, never by throwing. */
+export type Answer = (request: WireRequest) => Promise<WireResponse>
+
+/**
+ * The mock, its control endpoints and its OpenAPI document behind one function, as every adapter
+ * below calls them.
+ */
+export function createAnswer(core: MockCore, options: ListenerOptions = {}): Answer {
+  const control = createControlHandler(core, options.control)
+  return async (request) => {
+    try {
+      if (isControlRequest(request)) return await control(request)
+      if (pathnameOf(request.target) === openApiPath) return answerOpenApi(request.method)
+      return await core.dispatch(request)
+    } catch (error) {
+      return toErrorResponse(error)
+    }
+  }
+}
 
 /**
  * The `node:http` adapter: turns a Node request into a {@link WireRequest}, asks the mock's
  * `dispatch` (or the control endpoints) and writes the answer back. It builds no Fetch `Request`
  * and runs no MSW matching, yet answers with the very code the MSW handlers call.
+ *
+ * It never lets an error escape (an unhandled rejection would stop the server): a client that
+ * goes away mid-request gets no answer, and a failure to write one closes the connection.
  */
-export function createRequestListener(core: MockCore) {
+export function createRequestListener(answer: Answer, options: ListenerOptions = {}) {
+  const { lingerMs = 1000, maxRequestsPerSocket = 0 } = options
+  const requestsOf = new WeakMap<object, number>()
   return (req: IncomingMessage, res: ServerResponse) => {
+    const count = (requestsOf.get(req.socket) ?? 0) + 1
+    requestsOf.set(req.socket, count)
+    const last = maxRequestsPerSocket > 0 && count >= maxRequestsPerSocket
     readWireRequest(req)
-      .then((request) =>
-        pathnameOf(request.target) === openApiPath
-          ? answerOpenApi(request.method)
-          : isControlRequest(request)
-            ? handleControl(core, request)
-            : core.dispatch(request),
-      )
-      .catch(toErrorResponse)
-      .then((response) => writeResponse(res, response))
+      .then(async (request) => {
+        if (!request) return
+        const response = await answer(request)
+        if (request.bodyTooLarge) writeResponse(res, response, { close: true, lingerMs })
+        else writeResponse(res, response, { close: last })
+      })
+      .catch(() => res.destroy())
   }
 }
 
-/** Reads the body up to the limit; past it, stops reading and flags the body as too large. */
-function readWireRequest(req: IncomingMessage): Promise<WireRequest> {
+/**
+ * Answers a `CONNECT` request like any other (the mock tunnels nothing, so it gets the JSON 404 or
+ * 405 its target calls for), then closes the connection. Node hands it over as a bare socket, and
+ * without this listener would drop it unanswered.
+ */
+export function createConnectListener(answer: Answer) {
+  return (req: IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy())
+    answer({ ...requestLine(req), body: null })
+      .then((response) => {
+        if (socket.writable) socket.end(rawResponse(response))
+        else socket.destroy()
+      })
+      .catch(() => socket.destroy())
+  }
+}
+
+/**
+ * The answer to a request Node refuses before it reaches the mock: a malformed request, headers
+ * over Node's size limit, or a client too slow to send its headers or its body.
+ */
+export function clientErrorResponse(error: NodeJS.ErrnoException): WireResponse {
+  const [status, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request timeout']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request header fields too large']
+        : [400, 'Bad request']
+  return jsonResponse(status, { code: status, message })
+}
+
+/** A whole HTTP/1.1 response, for a socket no `ServerResponse` writes to; it closes the connection. */
+export function rawResponse(response: WireResponse): string {
+  const headers = {
+    ...response.headers,
+    'content-length': String(Buffer.byteLength(response.body)),
+    connection: 'close',
+  }
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  const reason = STATUS_CODES[response.status] ?? ''
+  return `HTTP/1.1 ${response.status} ${reason}\r\n${head.join('')}\r\n${response.body}`
+}
+
+function requestLine(req: IncomingMessage): Omit<WireRequest, 'body'> {
   const headers = {
     get(name: string): string | null {
       const value = req.headers[name.toLowerCase()]
       return Array.isArray(value) ? value.join(', ') : (value ?? null)
     },
   }
-  const base = { method: req.method ?? 'GET', target: req.url ?? '/', headers }
-  return new Promise((resolve, reject) => {
+  return { method: req.method ?? 'GET', target: req.url ?? '/', headers }
+}
+
+/**
+ * Reads the body up to the limit. Past it, or when `Content-Length` announces more, it keeps
+ * nothing and flags the body as too large at once; `undefined` when the client went away first.
+ */
+function readWireRequest(req: IncomingMessage): Promise<WireRequest | undefined> {
+  const base = requestLine(req)
+  if (Number(req.headers['content-length']) > maxBodyBytes) {
+    return Promise.resolve({ ...base, body: null, bodyTooLarge: true })
+  }
+  return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size <= maxBodyBytes) {
-        chunks.push(chunk)
-        return
-      }
+    const settle = (request: WireRequest | undefined) => {
       req.off('data', onData)
       req.off('end', onEnd)
-      req.pause()
-      resolve({ ...base, body: null, bodyTooLarge: true })
+      req.off('error', onGone)
+      req.off('close', onGone)
+      chunks.length = 0
+      resolve(request)
     }
-    const onEnd = () => resolve({ ...base, body: size > 0 ? Buffer.concat(chunks) : null })
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength
+      if (size <= maxBodyBytes) chunks.push(chunk)
+      else settle({ ...base, body: null, bodyTooLarge: true })
+    }
+    const onEnd = () => settle({ ...base, body: size > 0 ? Buffer.concat(chunks) : null })
+    const onGone = () => settle(undefined)
     req.on('data', onData)
     req.on('end', onEnd)
-    req.on('error', reject)
+    req.on('error', onGone)
+    req.on('close', onGone)
   })
 }
 
-function writeResponse(res: ServerResponse, response: WireResponse) {
+/**
+ * Writes the answer. `close` ends the connection after it (Node closes the socket once a response
+ * says `Connection: close`); `lingerMs` first lets the client finish reading it.
+ */
+function writeResponse(
+  res: ServerResponse,
+  response: WireResponse,
+  { close, lingerMs }: { close: boolean; lingerMs?: number },
+) {
   if (res.headersSent || res.destroyed) return
-  const tooLarge = !res.req.complete
   const body = response.status === 204 ? '' : response.body
   res.writeHead(response.status, {
     ...response.headers,
     ...(response.status !== 204 && { 'content-length': Buffer.byteLength(body) }),
-    ...(tooLarge && { connection: 'close' }),
+    ...(close && { connection: 'close' }),
   })
-  res.end(body)
-  if (tooLarge) res.on('finish', () => res.req.socket.destroySoon())
+  if (lingerMs === undefined || res.req.complete) {
+    res.end(body)
+    return
+  }
+  // The answer is complete (its length is sent), but ending the response would close the socket
+  // at once. Discard the rest of the upload instead, and close when it ends or the linger is over.
+  res.write(body)
+  const { req } = res
+  const finish = () => {
+    clearTimeout(timer)
+    if (!res.writableEnded) res.end()
+  }
+  const timer = setTimeout(finish, lingerMs)
+  timer.unref()
+  req.once('end', finish)
+  res.once('close', () => clearTimeout(timer))
+  req.resume()
 }

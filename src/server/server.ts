@@ -1,13 +1,55 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { z } from 'zod'
+import { describeIssues } from '../errors.ts'
 import { MockCore } from '../mock-core.ts'
 import type { MockApiOptions } from '../options.ts'
-import { createRequestListener } from './listener.ts'
+import {
+  clientErrorResponse,
+  createAnswer,
+  createConnectListener,
+  createRequestListener,
+  rawResponse,
+} from './listener.ts'
 
 export interface ServerOptions extends MockApiOptions {
   /** 0 picks a free port. */
   port?: number
   host?: string
+  /** `false` answers every `/__mock` request 404, as if the control endpoints did not exist. */
+  control?: boolean
+  /** Requires `Authorization: Bearer <controlToken>` on every `/__mock` request (401 otherwise). */
+  controlToken?: string
+  /** A client must have sent its request headers within this time (408 and closed otherwise). */
+  headersTimeoutMs?: number
+  /** A client must have sent its whole request within this time (408 and closed otherwise). */
+  requestTimeoutMs?: number
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs?: number
+  /** A connection is closed after this many requests (0: no limit). */
+  maxRequestsPerSocket?: number
+}
+
+/** The limits a long-running server needs against slow or greedy clients, with their defaults. */
+const limitsSchema = z
+  .object({
+    headersTimeoutMs: z.int().min(1).default(10_000),
+    requestTimeoutMs: z.int().min(1).default(30_000),
+    keepAliveTimeoutMs: z.int().min(1).default(5_000),
+    maxRequestsPerSocket: z.int().min(0).default(1_000),
+  })
+  .refine((limits) => limits.headersTimeoutMs <= limits.requestTimeoutMs, {
+    message: 'must not be longer than requestTimeoutMs',
+    path: ['headersTimeoutMs'],
+  })
+
+type Limits = z.output<typeof limitsSchema>
+
+function resolveLimits(limits: Partial<Limits>): Limits {
+  const parsed = limitsSchema.safeParse(limits)
+  if (!parsed.success)
+    throw new TypeError(`Invalid options: ${describeIssues(parsed.error.issues)}`)
+  return parsed.data
 }
 
 /** A running standalone server. */
@@ -31,17 +73,60 @@ export class ServerStartError extends Error {
  * const { url, close } = await startServer({ port: 0 })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const { port = 4010, host = '127.0.0.1', ...mockOptions } = options
+  const {
+    port = 4010,
+    host = '127.0.0.1',
+    control = true,
+    controlToken,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs,
+    maxRequestsPerSocket,
+    ...mockOptions
+  } = options
+  const limits = resolveLimits({
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs,
+    maxRequestsPerSocket,
+  })
+  if (!control && controlToken !== undefined) {
+    throw new TypeError('Invalid options: controlToken needs the control endpoints (control: true)')
+  }
+  const listenerOptions = {
+    control: { enabled: control, token: controlToken },
+    maxRequestsPerSocket: limits.maxRequestsPerSocket,
+  }
   const core = new MockCore(mockOptions)
+  const answer = createAnswer(core, listenerOptions)
   await core.ready
-  const server = createServer(createRequestListener(core))
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) {
-      const body = JSON.stringify({ code: 400, message: 'Bad request' })
-      socket.end(
-        `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body}`,
-      )
-    } else socket.destroy()
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node enforces both timeouts on this period (30 s by default), which would let a slow
+      // client outstay a short timeout by that much.
+      connectionsCheckingInterval: Math.min(
+        1000,
+        Math.max(10, Math.floor(limits.headersTimeoutMs / 4)),
+      ),
+    },
+    createRequestListener(answer, listenerOptions),
+  )
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs
+  server.on('connect', createConnectListener(answer))
+  server.on('checkExpectation', (_req, res) => {
+    const body = JSON.stringify({ code: 417, message: 'Expectation failed' })
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(body),
+      connection: 'close',
+    })
+    res.end(body)
+  })
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy()
+    else socket.end(rawResponse(clientErrorResponse(error)))
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -49,6 +134,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     )
     server.listen(port, host, resolve)
   })
+  // Once listening, the server's own errors are failed accepts (EMFILE under a flood of
+  // connections): Node keeps listening, and an unhandled 'error' event would stop the process.
+  server.on('error', () => {})
   const address = server.address() as AddressInfo
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
