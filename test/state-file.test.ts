@@ -119,3 +119,22 @@ describe('the state file', () => {
     expect(reopened.state.users.map((u) => u.id)).toEqual(current.users.map((u) => u.id))
   })
 })
+
+describe('the state file, regressions', () => {
+  it('keeps the groups of organisations whose ids differ only around a NUL apart', () => {
+    const a = { orgId: 'a', groupId: 'b\u0000c', name: 'of a' }
+    const b = { orgId: 'a\u0000b', groupId: 'c', name: 'of a\\0b' }
+    const { file, state } = StateFile.open(path, seeded)
+    file.append(
+      [
+        { collection: 'userGroups', op: 'put', record: a },
+        { collection: 'userGroups', op: 'put', record: b },
+      ],
+      () => state,
+    )
+    file.close()
+    const reopened = StateFile.open(path, seeded)
+    reopened.file.close()
+    expect(reopened.state.userGroups).toEqual(expect.arrayContaining([a, b]))
+  })
+})

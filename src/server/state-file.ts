@@ -20,12 +20,17 @@ const keyOf: { [C in keyof MockState]: (record: MockState[C][number]) => string 
   organisations: (r) => r.orgId,
   apiKeys: (r) => r.keyHash,
   users: (r) => r.userId,
-  userGroups: (r) => `${r.orgId}\u0000${r.groupId}`,
-  learningPaths: (r) => `${r.orgId}\u0000${r.learningPathId}`,
+  userGroups: (r) => orgScopedKey(r.orgId, r.groupId),
+  learningPaths: (r) => orgScopedKey(r.orgId, r.learningPathId),
   learningProgress: (r) => r.userId,
   certificates: (r) => r.certificateId,
   signInTokens: (r) => r.tokenHash,
   webViewSessions: (r) => r.sessionHash,
+}
+
+/** `orgId` is length-prefixed, so no pair of strings can collide with another (a NUL could). */
+function orgScopedKey(orgId: string, id: string): string {
+  return `${orgId.length}:${orgId}:${id}`
 }
 
 const collections = Object.keys(keyOf) as Array<keyof MockState>
