@@ -1,5 +1,5 @@
-import { Collection } from '@msw/data'
 import { GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
+import { PartitionedCollection } from './partitioned-collection.ts'
 import {
   type ApiKeyRecord,
   apiKeyRecordSchema,
@@ -23,22 +23,23 @@ import {
 
 /**
  * The `@msw/data` collections that hold every record of the mock. A consumer may read them with
- * `@msw/data`'s query API and seed them with `create`.
+ * `@msw/data`'s query API and seed them with `create`. Each is partitioned (see
+ * {@link PartitionedCollection}) so that a write costs the same at any size.
  *
  * @example
  * const archived = api.db.users.findMany((q) => q.where({ registrationStatus: 'archived' }))
  */
 export function createCollections() {
   return {
-    organisations: new Collection({ schema: organisationRecordSchema }),
-    apiKeys: new Collection({ schema: apiKeyRecordSchema }),
-    users: new Collection({ schema: userRecordSchema }),
-    userGroups: new Collection({ schema: userGroupRecordSchema }),
-    learningPaths: new Collection({ schema: learningPathRecordSchema }),
-    learningProgress: new Collection({ schema: learningProgressRecordSchema }),
-    certificates: new Collection({ schema: certificateRecordSchema }),
-    signInTokens: new Collection({ schema: signInTokenRecordSchema }),
-    webViewSessions: new Collection({ schema: webViewSessionRecordSchema }),
+    organisations: new PartitionedCollection({ schema: organisationRecordSchema }),
+    apiKeys: new PartitionedCollection({ schema: apiKeyRecordSchema }),
+    users: new PartitionedCollection({ schema: userRecordSchema }),
+    userGroups: new PartitionedCollection({ schema: userGroupRecordSchema }),
+    learningPaths: new PartitionedCollection({ schema: learningPathRecordSchema }),
+    learningProgress: new PartitionedCollection({ schema: learningProgressRecordSchema }),
+    certificates: new PartitionedCollection({ schema: certificateRecordSchema }),
+    signInTokens: new PartitionedCollection({ schema: signInTokenRecordSchema }),
+    webViewSessions: new PartitionedCollection({ schema: webViewSessionRecordSchema }),
   }
 }
 
@@ -96,11 +97,18 @@ export class Database {
     (r) => r.userId,
   )
 
-  /** Creates every record of `state`, each validated by its collection's schema. */
-  async load(state: Partial<MockState>): Promise<void> {
+  /**
+   * Creates every record of `state`, each validated by its collection's schema, unless
+   * `validated` says they already were (a reset reloading the records the first load accepted).
+   */
+  async load(state: Partial<MockState>, { validated = false } = {}): Promise<void> {
     for (const name of collectionNames) {
-      const collection: Collection<never> = this.collections[name] as never
-      for (const record of state[name] ?? []) await collection.create(record as never)
+      const collection = this.collections[name] as PartitionedCollection<never>
+      for (const record of state[name] ?? []) {
+        await (validated
+          ? collection.createValidated(record as never)
+          : collection.create(record as never))
+      }
     }
   }
 

@@ -1,27 +1,26 @@
-import type { Collection } from '@msw/data'
 import type { z } from 'zod'
+import { flatString } from './flat-string.ts'
+import type { PartitionedCollection, StoredOf } from './partitioned-collection.ts'
 
 /** A record as a collection holds it: `R` with `@msw/data`'s internal keys. */
-export type StoredRecord<R> = ReturnType<Collection<z.ZodType<R>>['all']>[number]
+export type StoredRecord<R> = StoredOf<z.ZodType<R>>
 
 /**
- * A lookup by key that never scans the collection. It follows the collection's `create` and
- * `delete` hooks, so records a consumer creates or deletes through `@msw/data` are indexed too.
- * (The mock changes records in place; `@msw/data`'s `update` replaces the record object, so it is
- * not a way to change the model.)
+ * A lookup by key that never scans the collection. The collection tells it of every record
+ * created, deleted or replaced (by `update`) through it, a consumer's included.
  */
 export class UniqueIndex<R> {
   readonly #map = new Map<string, StoredRecord<R>>()
 
-  constructor(collection: Collection<z.ZodType<R>>, keyOf: (record: R) => string) {
-    collection.hooks.on('create', (event) => {
-      const record = event.data.record as StoredRecord<R>
-      this.#map.set(keyOf(record), record)
-    })
-    collection.hooks.on('delete', (event) => {
-      const record = event.data.deletedRecord as StoredRecord<R>
-      const key = keyOf(record)
-      if (this.#map.get(key) === record) this.#map.delete(key)
+  constructor(collection: PartitionedCollection<z.ZodType<R>>, keyOf: (record: R) => string) {
+    collection.observe({
+      added: (record) => {
+        this.#map.set(flatString(keyOf(record)), record)
+      },
+      removed: (record) => {
+        const key = keyOf(record)
+        if (this.#map.get(key) === record) this.#map.delete(key)
+      },
     })
   }
 
@@ -34,35 +33,47 @@ export class UniqueIndex<R> {
   }
 }
 
-/** Like {@link UniqueIndex}, for a key that many records share (a user's tokens, say). */
+/**
+ * Like {@link UniqueIndex}, for a key that many records share (a user's tokens, say). A key with
+ * one record keeps the record itself: most users have one certificate, and a `Set` costs 200 bytes.
+ */
 export class GroupIndex<R> {
-  readonly #map = new Map<string, Set<StoredRecord<R>>>()
+  readonly #map = new Map<string, StoredRecord<R> | Set<StoredRecord<R>>>()
 
-  constructor(collection: Collection<z.ZodType<R>>, keyOf: (record: R) => string) {
-    collection.hooks.on('create', (event) => {
-      const record = event.data.record as StoredRecord<R>
-      const key = keyOf(record)
-      const group = this.#map.get(key)
-      if (group) group.add(record)
-      else this.#map.set(key, new Set([record]))
-    })
-    collection.hooks.on('delete', (event) => {
-      const record = event.data.deletedRecord as StoredRecord<R>
-      const key = keyOf(record)
-      const group = this.#map.get(key)
-      group?.delete(record)
-      if (group?.size === 0) this.#map.delete(key)
+  constructor(collection: PartitionedCollection<z.ZodType<R>>, keyOf: (record: R) => string) {
+    collection.observe({
+      added: (record) => {
+        const key = keyOf(record)
+        const group = this.#map.get(key)
+        if (group === undefined) this.#map.set(flatString(key), record)
+        else if (group instanceof Set) group.add(record)
+        else this.#map.set(key, new Set([group, record]))
+      },
+      removed: (record) => {
+        const key = keyOf(record)
+        const group = this.#map.get(key)
+        if (group === record) this.#map.delete(key)
+        else if (group instanceof Set) {
+          group.delete(record)
+          if (group.size === 0) this.#map.delete(key)
+        }
+      },
     })
   }
 
-  get(key: string): ReadonlySet<StoredRecord<R>> {
-    return this.#map.get(key) ?? emptySet
+  /** The records of `key`, as a new array (a rule may delete them while going through it). */
+  get(key: string): StoredRecord<R>[] {
+    const group = this.#map.get(key)
+    if (group === undefined) return []
+    return group instanceof Set ? [...group] : [group]
   }
 }
 
-const emptySet: ReadonlySet<never> = new Set()
-
-/** The key of a record that belongs to an organisation. */
+/**
+ * The key of a record that belongs to an organisation. The organisation's length comes first, so
+ * no two `(orgId, id)` pairs share a key (joining them with a separator would let `('a', 'b:c')`
+ * and `('a:b', 'c')` meet: ids and orgIds may hold any character).
+ */
 export function orgKey(orgId: string, id: string): string {
-  return `${orgId}\u0000${id}`
+  return `${orgId.length}:${orgId}:${id}`
 }

@@ -19,11 +19,27 @@ export function authenticate(ctx: RuleContext, authorization: string | null): st
     .replace(/^[ \t]+|[ \t]+$/g, '')
     .split(/[ \t]+/)
   const apiKey =
-    bearer.test(scheme) && key && rest.length === 0
-      ? ctx.db.apiKeys.get(hashSecret(key))
-      : undefined
+    bearer.test(scheme) && key && rest.length === 0 ? ctx.db.apiKeys.get(hashOfKey(key)) : undefined
   if (apiKey) return apiKey.orgId
   throw ctx.authFailureStatus === 403
     ? new ApiError('forbidden')
     : new ApiError('unauthorized', { 'www-authenticate': 'Bearer' })
+}
+
+/**
+ * The hashes of the API keys seen last. Hashing a key costs more than the rest of the check; a
+ * client sends the same key on every call. The hash is still looked up on every call, so a key
+ * deleted from the model is refused at once. Bounded, so arbitrary headers cannot grow it.
+ */
+const keyHashes = new Map<string, string>()
+const keyHashesLimit = 64
+
+function hashOfKey(key: string): string {
+  let hash = keyHashes.get(key)
+  if (hash === undefined) {
+    if (keyHashes.size >= keyHashesLimit) keyHashes.clear()
+    hash = hashSecret(key)
+    keyHashes.set(key, hash)
+  }
+  return hash
 }

@@ -2,10 +2,10 @@ import { ApiError } from '../errors.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { IdentifyUserRequest, IdentifyUserResponse } from '../schemas.ts'
-import { formatDateTime } from '../time.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
 import { mintSignInToken } from './sign-in-tokens.ts'
+import { formatTimestamp } from './timestamps.ts'
 
 /**
  * Identify, for a request already authenticated as `callerOrgId` and parsed: creates the user on
@@ -30,7 +30,7 @@ export async function identifyUser(
   )
   if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
 
-  const now = formatDateTime(ctx.now())
+  const now = formatTimestamp(ctx.now())
   for (const groupId of missingGroups) {
     await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
   }

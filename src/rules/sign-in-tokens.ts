@@ -1,8 +1,8 @@
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
-import { hashSecret } from '../secrets.ts'
-import { formatDateTime } from '../time.ts'
 import type { RuleContext } from './context.ts'
+import { formatTimestamp, timestampMs } from './timestamps.ts'
+import { hashToken } from './token-secrets.ts'
 
 /**
  * Issues a new sign-in token for `user` and stores only its hash. Earlier tokens of the user stay
@@ -12,12 +12,14 @@ export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promi
   const now = ctx.now()
   dropExpiredSignInTokens(ctx, now)
   const token = ctx.generateToken()
-  await ctx.db.collections.signInTokens.create({
-    tokenHash: hashSecret(token),
+  // Every field comes from values already valid (the stored user, our own hash and timestamps),
+  // so the schema is not run again: one validation less on every identify call.
+  await ctx.db.collections.signInTokens.createValidated({
+    tokenHash: hashToken(token),
     userId: user.userId,
     orgId: user.orgId,
-    issuedAt: formatDateTime(now),
-    expiresAt: formatDateTime(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
+    issuedAt: formatTimestamp(now),
+    expiresAt: formatTimestamp(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
     redeemedAt: null,
   })
   return token
@@ -30,7 +32,7 @@ export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promi
 export function dropExpiredSignInTokens(ctx: RuleContext, now: Date): void {
   const tokens = ctx.db.collections.signInTokens
   for (let first = tokens.findFirst(); first; first = tokens.findFirst()) {
-    if (Date.parse(first.expiresAt) > now.getTime()) return
+    if (timestampMs(first.expiresAt) > now.getTime()) return
     tokens.delete(first)
   }
 }
@@ -50,15 +52,15 @@ export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason:
  */
 export function redeemSignInToken(ctx: RuleContext, orgId: string, token: string): RedeemResult {
   const now = ctx.now()
-  const record = ctx.db.signInTokens.get(hashSecret(token))
+  const record = ctx.db.signInTokens.get(hashToken(token))
   const user = record && ctx.db.usersByUserId.get(record.userId)
   if (!record || !user) return { ok: false, reason: 'unknown' }
   if (record.orgId !== orgId || !ctx.db.users.get(orgKey(orgId, user.id))) {
     return { ok: false, reason: 'wrong-organisation' }
   }
-  if (Date.parse(record.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' }
+  if (timestampMs(record.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' }
   if (record.redeemedAt !== null) return { ok: false, reason: 'already-used' }
-  record.redeemedAt = formatDateTime(now)
-  user.lastActive = formatDateTime(now)
+  record.redeemedAt = formatTimestamp(now)
+  user.lastActive = formatTimestamp(now)
   return { ok: true, user }
 }

@@ -1,0 +1,114 @@
+import autocannon from 'autocannon'
+
+/** The load every HTTP figure uses: 10 connections, as in the issue's measurements. */
+export const connections = 10
+
+/** An identify body with every profile field, as a backend sends it. */
+export function identifyBody(orgId: string, id: string): string {
+  return JSON.stringify({
+    id,
+    orgId,
+    data: {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      country: 'United Kingdom',
+      region: 'London',
+      sex: 'female',
+      ageBracket: '35-44',
+      userGroups: ['grp-1', 'grp-2'],
+    },
+  })
+}
+
+export function jsonHeaders(apiKey: string): Record<string, string> {
+  return { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }
+}
+
+export interface LoadResult {
+  /** 200 answers per second. */
+  okPerSecond: number
+  /** Answers other than 2xx, and connection errors: a figure with any is not valid. */
+  failures: number
+}
+
+/** One autocannon run (10 connections, no pipelining) against `127.0.0.1`. */
+export async function load(
+  options: Omit<autocannon.Options, 'connections'> & { url: string },
+): Promise<LoadResult> {
+  if (!new URL(options.url).hostname.startsWith('127.')) throw new Error('loads go to 127.0.0.1')
+  const result = await autocannon({ connections, ...options } as autocannon.Options)
+  return {
+    okPerSecond: result['2xx'] / result.duration,
+    failures: result.non2xx + result.errors + result.timeouts,
+  }
+}
+
+/** Identify calls updating one existing user, over and over. */
+export function identifyUpdates(url: string, apiKey: string, orgId: string, id: string) {
+  return {
+    url: `${url}/api/v1/users/identify`,
+    method: 'POST' as const,
+    headers: jsonHeaders(apiKey),
+    body: identifyBody(orgId, id),
+  }
+}
+
+let nextId = 0
+
+/** What a connection remembers between the requests of its cycle. */
+type Cycle = { id?: string; token?: string }
+
+/**
+ * Each connection identifies a new user then deletes it, in a loop: the number of users stays
+ * where it started, so the delete runs against the seeded size.
+ */
+export function identifyThenDelete(url: string, apiKey: string, orgId: string) {
+  const headers = jsonHeaders(apiKey)
+  const requests: autocannon.Request[] = [
+    {
+      method: 'POST' as const,
+      path: '/api/v1/users/identify',
+      headers,
+      setupRequest: (request, context) => {
+        const id = `bench-${process.pid}-${nextId++}`
+        ;(context as Cycle).id = id
+        return { ...request, body: identifyBody(orgId, id) }
+      },
+    },
+    {
+      method: 'DELETE' as const,
+      headers: { authorization: headers.authorization as string },
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/api/v1/users/${orgId}/${(context as Cycle).id}`,
+      }),
+    },
+  ]
+  return { url, requests }
+}
+
+/**
+ * Each connection identifies an existing user, then redeems the token it got the way the web
+ * view does (`GET /webview?orgId=&token=`), in a loop.
+ */
+export function identifyThenRedeem(url: string, apiKey: string, orgId: string, id: string) {
+  const requests: autocannon.Request[] = [
+    {
+      method: 'POST' as const,
+      path: '/api/v1/users/identify',
+      headers: jsonHeaders(apiKey),
+      body: identifyBody(orgId, id),
+      onResponse: (_status, body, context) => {
+        ;(context as Cycle).token = (JSON.parse(body) as { token: string }).token
+      },
+    },
+    {
+      method: 'GET' as const,
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/webview?orgId=${orgId}&token=${(context as Cycle).token}`,
+      }),
+    },
+  ]
+  return { url, requests }
+}

@@ -1,0 +1,463 @@
+/**
+ * `npm run bench`: the goals of issue 6 ("Fast at any size"), measured side by side in one run,
+ * each figure printed with its goal, its ratio and whether it is met.
+ *
+ *   npm run bench                 # the whole run, about 7 minutes on 2 cores
+ *   npm run bench -- --quick      # every figure from shorter runs and fewer calls (a smoke test)
+ *
+ * HTTP load comes from autocannon (10 connections, to 127.0.0.1 only), micro-benchmarks from
+ * tinybench; targets compared with each other run interleaved and the medians are compared.
+ * Needs `npm run build` (the script runs it) for the bin's start-up figures.
+ */
+import { execFile } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { availableParallelism, cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { createMockApi } from '../src/create-mock-api.ts'
+import {
+  connections,
+  identifyThenDelete,
+  identifyThenRedeem,
+  identifyUpdates,
+  type LoadResult,
+  load,
+} from './lib/http-load.ts'
+import {
+  InProcessClient,
+  inProcessCosts,
+  ruleCosts,
+  sizedOptions,
+  sizedRuleContext,
+  suiteCosts,
+} from './lib/in-process.ts'
+import { closeHandlesOfClosedSockets } from './lib/msw-socket-leak.ts'
+import { prismPackage, startPrism } from './lib/prism.ts'
+import { binPath, send, startBareServer, startMockServer, timeToFirst200 } from './lib/processes.ts'
+import { type Figure, formatTable, mb, ms, perSecond, us } from './lib/report.ts'
+import { interleave, median } from './lib/stats.ts'
+import { reproduceLeak } from './msw-leak.ts'
+import { soak } from './soak.ts'
+
+const quick = process.argv.includes('--quick')
+const plan = quick
+  ? {
+      rounds: 2,
+      seconds: 1,
+      microMs: 150,
+      startRounds: 3,
+      bigStarts: 1,
+      inProcessCalls: 5_000,
+      soakCalls: 50_000,
+    }
+  : {
+      rounds: 3,
+      seconds: 4,
+      microMs: 400,
+      startRounds: 7,
+      bigStarts: 3,
+      inProcessCalls: 100_000,
+      soakCalls: 1_000_000,
+    }
+const small = 1_000
+const large = 100_000
+
+const figures: Figure[] = []
+const notes: string[] = []
+const say = (text: string) => process.stdout.write(`${text}\n`)
+
+// In this process every in-process figure goes through msw's `setupServer`, whose interception
+// leaks about 27 KB per `fetch` (see bench/msw-leak.ts); without the workaround the heap grows
+// by gigabytes over the run and the garbage collector's work distorts every later figure.
+closeHandlesOfClosedSockets()
+
+const cpuModel = cpus()[0]?.model ?? 'unknown CPU'
+say(
+  `identify-api-mock benchmarks — ${availableParallelism()} cores (${cpuModel}), Node ${process.version}, ${new Date().toISOString().slice(0, 10)}${quick ? ' — QUICK RUN, figures indicative only' : ''}`,
+)
+
+/** Throughput (200s per second) of one autocannon run; a run with any failure is refused. */
+async function okPerSecond(run: Promise<LoadResult>, what: string): Promise<number> {
+  const result = await run
+  if (result.failures > 0) throw new Error(`${what}: ${result.failures} failed answers`)
+  return result.okPerSecond
+}
+
+// 1. Standalone server throughput against a bare node:http server (and Prism).
+async function throughput() {
+  say('\n1. Standalone server identify throughput…')
+  const mock = await startMockServer(sizedOptions(small))
+  const target = identifyUpdates(mock.url, 'K', 'X', 'bench-user')
+  const sample = await send(target)
+  const bare = await startBareServer(sample.body)
+  const prism = await startPrism()
+  const duration = plan.seconds
+  try {
+    const targets: Record<string, () => Promise<number>> = {
+      bare: () =>
+        okPerSecond(
+          load({ ...target, url: `${bare.url}/api/v1/users/identify`, duration }),
+          'bare',
+        ),
+      mock: () => okPerSecond(load({ ...target, duration }), 'mock'),
+    }
+    if ('url' in prism) {
+      targets.prism = () =>
+        okPerSecond(
+          load({ ...target, url: `${prism.url}/api/v1/users/identify`, duration }),
+          'prism',
+        )
+    }
+    const samples = await interleave(plan.rounds, targets)
+    const [bareRate, mockRate] = [median(samples.bare ?? []), median(samples.mock ?? [])]
+    figures.push({
+      goal: 1,
+      name: 'bare node:http, fixed JSON of the same size',
+      measured: perSecond(bareRate),
+      target: 'the Node limit',
+    })
+    figures.push({
+      goal: 1,
+      name: 'standalone server, identify (update)',
+      measured: perSecond(mockRate),
+      target: '≥ 0.5 × bare',
+      ratio: mockRate / bareRate,
+      met: mockRate / bareRate >= 0.5,
+    })
+    if ('url' in prism) {
+      const prismRate = median(samples.prism ?? [])
+      figures.push({
+        goal: 1,
+        name: `Prism mock (${prismPackage}, logging off)`,
+        measured: perSecond(prismRate),
+        target: 'for comparison',
+        ratio: prismRate / bareRate,
+      })
+      figures.push({
+        goal: 1,
+        name: 'standalone server against Prism',
+        measured: `${(mockRate / prismRate).toFixed(2)} ×`,
+        target: '≥ 4 × Prism',
+        ratio: mockRate / prismRate,
+        met: mockRate / prismRate >= 4,
+      })
+    } else {
+      figures.push({
+        goal: 1,
+        name: 'standalone server against Prism',
+        measured: 'not measured',
+        target: '≥ 4 × Prism',
+      })
+      notes.push(`Prism was not measured: ${prism.unavailable}.`)
+    }
+    notes.push(
+      `Throughput: autocannon, ${connections} connections, identify with a full profile, ${plan.rounds} interleaved runs of ${duration} s per target, medians; the bare server answers the mock's own answer (${sample.body.length} bytes).`,
+    )
+  } finally {
+    await mock.stop()
+    await bare.stop()
+    if ('url' in prism) prism.stop()
+  }
+}
+
+// 2. Flat with size: HTTP, in-process and the rules themselves, at 1,000 and 100,000 users.
+async function flatWithSize() {
+  say('\n2. Flat with size: over HTTP…')
+  const servers = {
+    small: await startMockServer(sizedOptions(small)),
+    large: await startMockServer(sizedOptions(large)),
+  }
+  try {
+    const duration = plan.seconds
+    const scenario = (size: 'small' | 'large', kind: 'identify' | 'delete' | 'redeem') => () => {
+      const { url } = servers[size]
+      const options =
+        kind === 'identify'
+          ? identifyUpdates(url, 'K', 'X', 'bench-user')
+          : kind === 'delete'
+            ? identifyThenDelete(url, 'K', 'X')
+            : identifyThenRedeem(url, 'K', 'X', 'bench-user')
+      return okPerSecond(load({ ...options, duration }), `${kind} at ${size}`)
+    }
+    await send(identifyUpdates(servers.small.url, 'K', 'X', 'bench-user'))
+    await send(identifyUpdates(servers.large.url, 'K', 'X', 'bench-user'))
+    const samples = await interleave(plan.rounds, {
+      identifySmall: scenario('small', 'identify'),
+      identifyLarge: scenario('large', 'identify'),
+      deleteSmall: scenario('small', 'delete'),
+      deleteLarge: scenario('large', 'delete'),
+      redeemSmall: scenario('small', 'redeem'),
+      redeemLarge: scenario('large', 'redeem'),
+    })
+    const rows = [
+      ['identify (update)', samples.identifySmall, samples.identifyLarge],
+      ['identify (new) then delete', samples.deleteSmall, samples.deleteLarge],
+      ['identify then token redemption', samples.redeemSmall, samples.redeemLarge],
+    ] as const
+    for (const [name, atSmall, atLarge] of rows) {
+      const [s, l] = [median(atSmall), median(atLarge)]
+      figures.push({
+        goal: 2,
+        name: `HTTP, ${name}: 100k vs 1k users`,
+        measured: `${perSecond(l)} vs ${perSecond(s)}`,
+        target: 'cost ≤ 1.3 × at 1k',
+        ratio: s / l,
+        met: s / l <= 1.3,
+      })
+    }
+  } finally {
+    await servers.small.stop()
+    await servers.large.stop()
+  }
+
+  say('   in-process (setupServer + fetch)…')
+  {
+    const apis = {
+      small: createMockApi(sizedOptions(small)),
+      large: createMockApi(sizedOptions(large)),
+    }
+    await Promise.all([apis.small.ready, apis.large.ready])
+    const ids = {
+      small: (await apis.small.state()).users.map((u) => u.id),
+      large: (await apis.large.state()).users.map((u) => u.id),
+    }
+    const costs = { small: [] as Costs[], large: [] as Costs[] }
+    for (let round = 0; round < plan.rounds; round++) {
+      costs.small.push(
+        await inProcessCosts(new InProcessClient(apis.small), ids.small, plan.microMs),
+      )
+      costs.large.push(
+        await inProcessCosts(new InProcessClient(apis.large), ids.large, plan.microMs),
+      )
+    }
+    pushCostRatios('in-process', costs.small, costs.large)
+  }
+
+  say('   the rules, called directly…')
+  {
+    const contexts = { small: await sizedRuleContext(small), large: await sizedRuleContext(large) }
+    const costs = { small: [] as Costs[], large: [] as Costs[] }
+    for (let round = 0; round < plan.rounds; round++) {
+      costs.small.push(await ruleCosts(contexts.small, plan.microMs))
+      costs.large.push(await ruleCosts(contexts.large, plan.microMs))
+    }
+    pushCostRatios('rule', costs.small, costs.large)
+  }
+  notes.push(
+    `Flat with size: the mock seeded as \`serve --orgs 0 --org X --api-key K --users N\`; "identify (new) then delete" and "identify then token redemption" are cycles per connection (a delete needs a user to delete, a redemption a fresh token). In-process and rule figures are tinybench medians, ${plan.rounds} interleaved rounds; the user a delete removes is identified before each measured call, outside the measure.`,
+  )
+}
+
+interface Costs {
+  identify: number
+  delete: number
+  redeem: number
+}
+
+function pushCostRatios(where: string, small: Costs[], large: Costs[]) {
+  for (const kind of ['identify', 'delete', 'redeem'] as const) {
+    const s = median(small.map((c) => c[kind]))
+    const l = median(large.map((c) => c[kind]))
+    const label = { identify: 'identify (update)', delete: 'delete', redeem: 'token redemption' }[
+      kind
+    ]
+    figures.push({
+      goal: 2,
+      name: `${where}, ${label}: 100k vs 1k users`,
+      measured: `${us(l)} vs ${us(s)}`,
+      target: 'cost ≤ 1.3 × at 1k',
+      ratio: l / s,
+      met: l / s <= 1.3,
+    })
+  }
+}
+
+// 3. In a test suite: identify against a trivial msw handler; reset against one round trip.
+async function inATestSuite() {
+  say('\n3. In a test suite…')
+  const costs = await suiteCosts(plan.rounds * 2, plan.microMs)
+  figures.push({
+    goal: 3,
+    name: 'trivial msw handler round trip (setupServer + fetch)',
+    measured: ms(costs.trivial),
+    target: 'the msw floor',
+  })
+  figures.push({
+    goal: 3,
+    name: 'identify through the MSW handlers',
+    measured: ms(costs.identify),
+    target: '≤ 1.1 × trivial',
+    ratio: costs.identify / costs.trivial,
+    met: costs.identify / costs.trivial <= 1.1,
+  })
+  figures.push({
+    goal: 3,
+    name: 'reset() of the default dataset',
+    measured: ms(costs.reset),
+    target: '< 1 round trip',
+    ratio: costs.reset / costs.trivial,
+    met: costs.reset < costs.trivial,
+  })
+}
+
+// 4. Start-up: the bin against a bare node:http server; 100,000 users.
+async function startUp() {
+  say('\n4. Start-up…')
+  const identifyFirst = (
+    url: string,
+    facts: { organisations?: { orgId: string; apiKeys: string[] }[] },
+  ) => {
+    const org = facts.organisations?.[0]
+    return { ...identifyUpdates(url, org?.apiKeys[0] ?? '', org?.orgId ?? '', 'first-user') }
+  }
+  const bin = [binPath, 'serve', '--port', '0', '--json']
+  // The first start after an install fills Node's compile cache; measured on its own.
+  const coldCache = mkdtempSync(join(tmpdir(), 'identify-api-mock-cache-'))
+  const cold = await timeToFirst200(bin, identifyFirst, {
+    ...process.env,
+    NODE_COMPILE_CACHE: coldCache,
+  })
+  await timeToFirst200(bin, identifyFirst)
+  const samples = await interleave(plan.startRounds, {
+    bare: async () =>
+      (
+        await timeToFirst200(
+          [fileURLToPath(new URL('bare-server.mjs', import.meta.url)), '{}'],
+          (url) => ({ url }),
+        )
+      ).ms,
+    serve: async () => (await timeToFirst200(bin, identifyFirst)).ms,
+  })
+  const [bare, serve] = [median(samples.bare), median(samples.serve)]
+  figures.push({
+    goal: 4,
+    name: 'bare node:http: start to first 200',
+    measured: ms(bare),
+    target: 'the Node limit',
+  })
+  figures.push({
+    goal: 4,
+    name: '`serve`, default data: start to first 200 (identify)',
+    measured: ms(serve),
+    target: '≤ 3 × bare',
+    ratio: serve / bare,
+    met: serve / bare <= 3,
+  })
+  figures.push({
+    goal: 4,
+    name: '`serve`, default data, first start (empty compile cache)',
+    measured: ms(cold.ms),
+    target: 'for context',
+    ratio: cold.ms / bare,
+  })
+  const bigRuns = []
+  for (let i = 0; i < plan.bigStarts; i++) {
+    bigRuns.push(
+      await timeToFirst200(
+        [
+          binPath,
+          'serve',
+          '--port',
+          '0',
+          '--json',
+          '--orgs',
+          '0',
+          '--org',
+          'X',
+          '--api-key',
+          'K',
+          '--users',
+          String(large),
+        ],
+        identifyFirst,
+      ),
+    )
+  }
+  const bigMs = median(bigRuns.map((r) => r.ms))
+  const peak = Math.max(...bigRuns.map((r) => r.peakRssBytes))
+  figures.push({
+    goal: 4,
+    name: '`serve --users 100000`: start to first 200',
+    measured: ms(bigMs),
+    target: '≤ 3000 ms',
+    ratio: bigMs / 3000,
+    met: bigMs <= 3000,
+  })
+  figures.push({
+    goal: 4,
+    name: '`serve --users 100000`: RSS at first 200 (peak)',
+    measured: `${mb(median(bigRuns.map((r) => r.rssBytes)))} (${mb(peak)})`,
+    target: '< 400 MB',
+    ratio: peak / 400e6,
+    met: peak < 400e6,
+  })
+  notes.push(
+    `Start-up: from spawning \`node dist/src/server/cli.js serve --port 0 --json\` to the end of the answer to an identify sent as soon as the URL is printed; the bare server answers a GET. Medians of ${plan.startRounds} interleaved starts, after one start that fills the compile cache; the 100,000-user figure is the median of ${plan.bigStarts} starts, its RSS read from /proc (peak: VmHWM).`,
+  )
+}
+
+// 5. Memory over many calls, in-process and over HTTP.
+async function memory() {
+  say(`\n5. Memory: ${plan.inProcessCalls.toLocaleString('en')} identify calls in-process…`)
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--expose-gc',
+      fileURLToPath(new URL('in-process-memory.ts', import.meta.url)),
+      String(plan.inProcessCalls),
+    ],
+    { maxBuffer: 1 << 20 },
+  )
+  const inProcess = JSON.parse(stdout) as { seconds: number; heapStart: number; heapEnd: number }
+  const inProcessGrowth = inProcess.heapEnd - inProcess.heapStart
+  figures.push({
+    goal: 5,
+    name: `${plan.inProcessCalls.toLocaleString('en')} identify in-process: heap end − start`,
+    measured: `${mb(inProcessGrowth)} (${mb(inProcess.heapStart)} → ${mb(inProcess.heapEnd)})`,
+    target: '≤ 50 MB',
+    ratio: inProcessGrowth / 50e6,
+    met: inProcessGrowth <= 50e6,
+  })
+
+  say(`   ${plan.soakCalls.toLocaleString('en')} identify calls over HTTP (the soak)…`)
+  const soaked = await soak(plan.soakCalls)
+  if (soaked.failures > 0) throw new Error(`soak: ${soaked.failures} failed answers`)
+  const growth = soaked.end.heapUsed - soaked.start.heapUsed
+  figures.push({
+    goal: 5,
+    name: `${plan.soakCalls.toLocaleString('en')} identify over HTTP, --token-ttl 5: heap end − start`,
+    measured: `${mb(growth)} (${mb(soaked.start.heapUsed)} → ${mb(soaked.end.heapUsed)}; RSS ${mb(soaked.start.rss)} → ${mb(soaked.end.rss)})`,
+    target: '≤ 50 MB',
+    ratio: growth / 50e6,
+    met: growth <= 50e6,
+  })
+
+  say('   msw interception alone (bench/msw-leak.ts)…')
+  const leak = await reproduceLeak(quick ? 1000 : 5000)
+  const [without, withWorkaround] = leak
+  figures.push({
+    goal: 5,
+    name: 'msw 3 alone, trivial handler: heap kept per fetch',
+    measured: `${Math.round(without?.bytesPerCall ?? 0).toLocaleString('en')} B (${Math.round(withWorkaround?.bytesPerCall ?? 0).toLocaleString('en')} B with the workaround)`,
+    target: 'msw’s, not ours',
+  })
+  notes.push(
+    `Memory: heap after garbage collection, measured once the tokens issued before have expired and one more call has swept them; the in-process run applies the msw workaround (bench/lib/msw-socket-leak.ts), the HTTP soak ran at ${perSecond(soaked.okPerSecond)} for ${soaked.seconds.toFixed(0)} s.`,
+  )
+}
+
+const sections = [throughput, flatWithSize, inATestSuite, startUp, memory]
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
+const started = performance.now()
+for (const [i, section] of sections.entries()) {
+  if (only && !only.split(',').includes(String(i + 1))) continue
+  await section()
+}
+
+say(`\n${formatTable(figures)}\n`)
+for (const note of notes) say(`- ${note}`)
+const missed = figures.filter((f) => f.met === false)
+say(
+  `\n${figures.filter((f) => f.met).length} goals met, ${missed.length} not met; ${((performance.now() - started) / 60_000).toFixed(1)} minutes.`,
+)

@@ -1,0 +1,29 @@
+/**
+ * The standalone server as the benchmarks load it: `startServer` (the code the bin runs, without
+ * its command line), in a process of its own, reporting its memory on request. Options come as
+ * JSON in the first argument; the process answers IPC messages:
+ * - `{ type: 'memory' }`: garbage-collects (needs `--expose-gc`), then reports heap and RSS.
+ */
+import { startServer } from '../src/server/server.ts'
+
+const options = JSON.parse(process.argv[2] ?? '{}')
+// Node answers 503 to a keep-alive connection past `maxRequestsPerSocket` requests, and
+// autocannon keeps its connections: both servers under test run without that limit (Node's own
+// default), so that what is measured is the answer, not reconnections.
+const server = await startServer({ port: 0, maxRequestsPerSocket: 0, ...options })
+
+process.on('message', async (message: { type: string }) => {
+  if (message.type !== 'memory') return
+  const gc = (globalThis as { gc?: () => void }).gc
+  // Two collections a turn apart, so that finalizers and weak references are settled too.
+  for (let i = 0; i < 3; i++) {
+    gc?.()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  const { heapUsed, rss } = process.memoryUsage()
+  process.send?.({ type: 'memory', heapUsed, rss })
+})
+process.on('SIGTERM', () => {
+  server.close().finally(() => process.exit(0))
+})
+process.send?.({ type: 'ready', url: server.url, credentials: server.core.credentials })
