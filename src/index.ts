@@ -10,8 +10,8 @@ export {
   operationErrors,
 } from './faults.ts'
 export type { JournalEntry } from './journal.ts'
-export { MockCore } from './mock-core.ts'
-export type { Collections, MockState } from './model/database.ts'
+export { MockCore, type StateStore } from './mock-core.ts'
+export type { Collections, MockState, StateChange } from './model/database.ts'
 export * from './model/records.ts'
 export { createOpenApiDocument, type OpenApiDocument } from './openapi.ts'
 export { type MockApiOptions, mockApiOptionsSchema } from './options.ts'

@@ -2,7 +2,7 @@ import { buildDataset, type Credentials, type Dataset } from '../fixtures/datase
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import { type FaultOptions, FaultQueue, type Operation } from './faults.ts'
 import { Journal, type JournalEntry } from './journal.ts'
-import { type Collections, Database, type MockState } from './model/database.ts'
+import { type Collections, Database, type MockState, type StateChange } from './model/database.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
 import { matchRoute } from './routes.ts'
 import { authenticate } from './rules/authenticate.ts'
@@ -17,23 +17,40 @@ import { answerWebView, webViewPath } from './web-view/answer.ts'
 import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
 
 /**
+ * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
+ * Each method runs inside the operation it serves, before that operation's answer is released.
+ */
+export interface StateStore {
+  /** The records and credentials to start from, given the seeded ones. */
+  open(seeded: Dataset): Dataset
+  /**
+   * Makes one operation's changes durable, or throws (the operation then answers 500, and the
+   * changes are offered again with the next operation's). `records` gives every record.
+   */
+  commit(changes: readonly StateChange[], records: () => MockState): void
+  /** Replaces every stored record with `state`: after a reset. */
+  replace(state: MockState): void
+}
+
+/**
  * The mock without a transport: its state, its controls, and `dispatch`, which answers a
  * {@link WireRequest}. The MSW handlers and the standalone server both call `dispatch`, so they
  * share one implementation of the API.
  */
 export class MockCore {
   readonly options: ResolvedMockApiOptions
-  /** The organisations and API keys a client can use, keys in clear. */
-  readonly credentials: Credentials[]
   /** Resolves once the seeded data is loaded; every request and control waits for it anyway. */
   readonly ready: Promise<void>
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
   readonly #journal: Journal
+  readonly #store: StateStore | undefined
+  #credentials: Credentials[]
   #ctx: RuleContext
   #tail: Promise<unknown> = Promise.resolve()
 
-  constructor(options: MockApiOptions = {}) {
+  /** `store` keeps the records beyond the process (the standalone server's `--state-file`). */
+  constructor(options: MockApiOptions = {}, store?: StateStore) {
     this.options = resolveOptions(options)
     const o = this.options
     this.#dataset = buildDataset({
@@ -42,7 +59,6 @@ export class MockCore {
       usersPerOrganisation: o.usersPerOrganisation,
       extraOrganisations: o.organisations,
     })
-    this.credentials = this.#dataset.credentials
     this.#journal = new Journal(o.journalSize)
     this.#ctx = {
       db: new Database(),
@@ -53,7 +69,15 @@ export class MockCore {
       generateToken: o.generateToken ?? createTokenSource(),
       generateUserId: () => crypto.randomUUID(),
     }
-    this.ready = this.reset()
+    this.#store = store
+    const start = store ? store.open(this.#dataset) : this.#dataset
+    this.#credentials = start.credentials
+    this.ready = this.#exclusive(() => this.#load(start.state))
+  }
+
+  /** The organisations and API keys a client can use, keys in clear. */
+  get credentials(): Credentials[] {
+    return this.#credentials
   }
 
   /**
@@ -67,7 +91,15 @@ export class MockCore {
   /** Answers one request. Never throws: every failure is an error response. */
   async dispatch(request: WireRequest): Promise<WireResponse> {
     const started = performance.now()
-    const { response, delayMs } = await this.#exclusive(() => this.#answer(request))
+    const { response, delayMs } = await this.#exclusive(async () => {
+      const answer = await this.#answer(request)
+      try {
+        this.#persist()
+        return answer
+      } catch (error) {
+        return { response: toErrorResponse(error), delayMs: answer.delayMs }
+      }
+    })
     const delay = delayMs + this.options.delayMs
     if (delay > 0) await sleep(delay)
     this.#journal.add({
@@ -83,12 +115,9 @@ export class MockCore {
   /** Back to the seeded data, with the journal and the queued faults cleared. */
   async reset(): Promise<void> {
     await this.#exclusive(async () => {
-      const db = new Database()
-      // The seeded records come from the fixture builders, typed by the record schemas and
-      // checked against them by the test suite: validating 100,000 users again would cost a
-      // quarter of a second at every start and every reset.
-      await db.load(this.#dataset.state, { validated: true })
-      this.#ctx = { ...this.#ctx, db }
+      await this.#load(this.#dataset.state)
+      this.#store?.replace(this.#dataset.state)
+      this.#credentials = this.#dataset.credentials
     })
     this.#faults.clear()
     this.#journal.clear()
@@ -114,7 +143,32 @@ export class MockCore {
 
   /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */
   async redeemToken(orgId: string, token: string): Promise<RedeemResult> {
-    return this.#exclusive(async () => redeemSignInToken(this.#ctx, orgId, token))
+    return this.#exclusive(async () => {
+      const result = redeemSignInToken(this.#ctx, orgId, token)
+      this.#persist()
+      return result
+    })
+  }
+
+  /**
+   * Replaces the records with `state`. The seeded records come from the fixture builders, typed
+   * by the record schemas and checked against them by the test suite, and a state file checks
+   * its records as it reads them: validating 100,000 users again would cost a quarter of a
+   * second at every start and every reset.
+   */
+  async #load(state: MockState): Promise<void> {
+    const db = new Database()
+    await db.load(state, { validated: true })
+    if (this.#store) db.trackChanges()
+    this.#ctx = { ...this.#ctx, db }
+  }
+
+  /** Hands the changes of the operation just run to the store, if any. */
+  #persist(): void {
+    const { db } = this.#ctx
+    if (!this.#store || db.pendingChanges.length === 0) return
+    this.#store.commit(db.pendingChanges, () => db.records())
+    db.clearChanges()
   }
 
   /**

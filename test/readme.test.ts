@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
+import { cliPath } from './support/cli-process.ts'
 
 const run = promisify(execFile)
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
@@ -35,6 +36,16 @@ describe('README', () => {
     const banner = section('## Standalone server')
     for (const { orgId, apiKeys } of server.core.credentials) {
       expect(banner).toMatch(new RegExp(`${orgId}\\s+${apiKeys[0]}`))
+    }
+  })
+
+  it('lists every option of serve --help in its option table', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'serve', '--help'])
+    const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
+    expect(flags).toContain('--state-file')
+    const table = section('## Standalone server')
+    for (const flag of flags.filter((f) => f !== '--help')) {
+      expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))
     }
   })
 

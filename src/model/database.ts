@@ -1,23 +1,15 @@
+import { z } from 'zod'
 import { GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
 import { PartitionedCollection } from './partitioned-collection.ts'
 import {
-  type ApiKeyRecord,
   apiKeyRecordSchema,
-  type CertificateRecord,
   certificateRecordSchema,
-  type LearningPathRecord,
-  type LearningProgressRecord,
   learningPathRecordSchema,
   learningProgressRecordSchema,
-  type OrganisationRecord,
   organisationRecordSchema,
-  type SignInTokenRecord,
   signInTokenRecordSchema,
-  type UserGroupRecord,
-  type UserRecord,
   userGroupRecordSchema,
   userRecordSchema,
-  type WebViewSessionRecord,
   webViewSessionRecordSchema,
 } from './records.ts'
 
@@ -46,17 +38,25 @@ export function createCollections() {
 export type Collections = ReturnType<typeof createCollections>
 
 /** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
-export interface MockState {
-  organisations: OrganisationRecord[]
-  apiKeys: ApiKeyRecord[]
-  users: UserRecord[]
-  userGroups: UserGroupRecord[]
-  learningPaths: LearningPathRecord[]
-  learningProgress: LearningProgressRecord[]
-  certificates: CertificateRecord[]
-  signInTokens: SignInTokenRecord[]
-  webViewSessions: WebViewSessionRecord[]
-}
+export const mockStateSchema = z.strictObject({
+  organisations: z.array(organisationRecordSchema),
+  apiKeys: z.array(apiKeyRecordSchema),
+  users: z.array(userRecordSchema),
+  userGroups: z.array(userGroupRecordSchema),
+  learningPaths: z.array(learningPathRecordSchema),
+  learningProgress: z.array(learningProgressRecordSchema),
+  certificates: z.array(certificateRecordSchema),
+  signInTokens: z.array(signInTokenRecordSchema),
+  webViewSessions: z.array(webViewSessionRecordSchema),
+})
+
+/** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
+export type MockState = z.output<typeof mockStateSchema>
+
+/** One change to the records: a record written (created or changed in place) or removed. */
+export type StateChange = {
+  [C in keyof MockState]: { collection: C; op: 'put' | 'delete'; record: MockState[C][number] }
+}[keyof MockState]
 
 const collectionNames = [
   'organisations',
@@ -96,6 +96,39 @@ export class Database {
     this.collections.webViewSessions,
     (r) => r.userId,
   )
+  /** The changes not yet taken, while {@link trackChanges} is on. */
+  #changes: StateChange[] | undefined
+
+  constructor() {
+    for (const collection of collectionNames) {
+      ;(this.collections[collection] as PartitionedCollection<never>).observe({
+        added: (record) => this.#changes?.push({ collection, op: 'put', record }),
+        removed: (record) => this.#changes?.push({ collection, op: 'delete', record }),
+      })
+    }
+  }
+
+  /**
+   * From now on, keeps every record created or removed (and each one a rule marks with
+   * {@link changed}) until {@link clearChanges}: what a state file appends after each operation.
+   */
+  trackChanges(): void {
+    this.#changes ??= []
+  }
+
+  /** Marks `record` as changed in place, for the changes being tracked. */
+  changed<C extends keyof MockState>(collection: C, record: MockState[C][number]): void {
+    this.#changes?.push({ collection, op: 'put', record } as StateChange)
+  }
+
+  /** The changes tracked since the last {@link clearChanges}, in the order they happened. */
+  get pendingChanges(): readonly StateChange[] {
+    return this.#changes ?? []
+  }
+
+  clearChanges(): void {
+    if (this.#changes) this.#changes = []
+  }
 
   /**
    * Creates every record of `state`, each validated by its collection's schema, unless
@@ -112,20 +145,24 @@ export class Database {
     }
   }
 
-  /** A deep, plain copy of every record, one array per collection. */
-  snapshot(): MockState {
-    const copy = <T>(collection: { all(): T[] }) => collection.all().map((r) => structuredClone(r))
+  /** Every record, one array per collection: the stored objects themselves, not copies. */
+  records(): MockState {
     const c = this.collections
     return {
-      organisations: copy(c.organisations),
-      apiKeys: copy(c.apiKeys),
-      users: copy(c.users),
-      userGroups: copy(c.userGroups),
-      learningPaths: copy(c.learningPaths),
-      learningProgress: copy(c.learningProgress),
-      certificates: copy(c.certificates),
-      signInTokens: copy(c.signInTokens),
-      webViewSessions: copy(c.webViewSessions),
+      organisations: c.organisations.all(),
+      apiKeys: c.apiKeys.all(),
+      users: c.users.all(),
+      userGroups: c.userGroups.all(),
+      learningPaths: c.learningPaths.all(),
+      learningProgress: c.learningProgress.all(),
+      certificates: c.certificates.all(),
+      signInTokens: c.signInTokens.all(),
+      webViewSessions: c.webViewSessions.all(),
     }
+  }
+
+  /** A deep, plain copy of every record, one array per collection. */
+  snapshot(): MockState {
+    return structuredClone(this.records())
   }
 }

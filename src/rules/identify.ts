@@ -39,6 +39,7 @@ export async function identifyUser(
   let user = ctx.db.users.get(orgKey(orgId, id))
   if (user) {
     Object.assign(user, fields, userGroups && { userGroups }, { lastActive: now })
+    ctx.db.changed('users', user)
   } else {
     user = await ctx.db.collections.users.create({
       ...emptyProfile,

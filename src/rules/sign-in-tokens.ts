@@ -62,5 +62,7 @@ export function redeemSignInToken(ctx: RuleContext, orgId: string, token: string
   if (record.redeemedAt !== null) return { ok: false, reason: 'already-used' }
   record.redeemedAt = formatTimestamp(now)
   user.lastActive = formatTimestamp(now)
+  ctx.db.changed('signInTokens', record)
+  ctx.db.changed('users', user)
   return { ok: true, user }
 }

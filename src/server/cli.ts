@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Credentials } from '../../fixtures/dataset.ts'
 import { datasetDefaults } from '../../fixtures/dataset.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
+import { StateFileError } from './state-file.ts'
 
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
@@ -58,6 +59,10 @@ program
     integer(1),
     1000,
   )
+  .option(
+    '--state-file <path>',
+    'keep the data in this file: loaded at start, every change on disk before it is answered',
+  )
   .option('--no-control', 'disable the /__mock control endpoints (they answer 404)')
   .addOption(
     new Option(
@@ -105,6 +110,7 @@ interface ServeFlags {
   journalSize: number
   control: boolean
   controlToken?: string
+  stateFile?: string
 }
 
 async function serve(flags: ServeFlags) {
@@ -123,12 +129,18 @@ async function serve(flags: ServeFlags) {
     journalSize: flags.journalSize,
     control: flags.control,
     controlToken: flags.controlToken,
+    stateFile: flags.stateFile,
   }
   let running: RunningServer
   try {
     running = await startServer(options)
   } catch (error) {
-    if (error instanceof ServerStartError || error instanceof TypeError) fail(error.message)
+    if (
+      error instanceof ServerStartError ||
+      error instanceof StateFileError ||
+      error instanceof TypeError
+    )
+      fail(error.message)
     throw error
   }
   const credentials = running.core.credentials
@@ -189,7 +201,7 @@ function banner(
 ): string {
   const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
   const orgs = credentials.map(
-    (c) => `  ${c.orgId.padEnd(width)}  ${c.apiKeys.join(', ') || '(no key)'}`,
+    (c) => `  ${c.orgId.padEnd(width)}  ${c.apiKeys.join(', ') || '(no key known in clear)'}`,
   )
   return [
     `identify-api-mock listening on ${url}`,

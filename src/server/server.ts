@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import { describeIssues } from '../errors.ts'
 import { MockCore } from '../mock-core.ts'
-import type { MockApiOptions } from '../options.ts'
+import { type MockApiOptions, resolveOptions } from '../options.ts'
 import {
   clientErrorResponse,
   createAnswer,
@@ -11,6 +11,7 @@ import {
   createRequestListener,
   rawResponse,
 } from './listener.ts'
+import { createStateFileStore } from './state-store.ts'
 
 export interface ServerOptions extends MockApiOptions {
   /** 0 picks a free port. */
@@ -28,6 +29,11 @@ export interface ServerOptions extends MockApiOptions {
   keepAliveTimeoutMs?: number
   /** A connection is closed after this many requests (0: no limit). */
   maxRequestsPerSocket?: number
+  /**
+   * Keeps the records in this file: loaded at start (with `organisations` applied on top), and
+   * every change written to disk before it is answered.
+   */
+  stateFile?: string
 }
 
 /** The limits a long-running server needs against slow or greedy clients, with their defaults. */
@@ -82,6 +88,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     requestTimeoutMs,
     keepAliveTimeoutMs,
     maxRequestsPerSocket,
+    stateFile,
     ...mockOptions
   } = options
   const limits = resolveLimits({
@@ -97,7 +104,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
   }
-  const core = new MockCore(mockOptions)
+  const store =
+    stateFile === undefined
+      ? undefined
+      : createStateFileStore(stateFile, resolveOptions(mockOptions).organisations)
+  const core = new MockCore(mockOptions, store)
   const answer = createAnswer(core, listenerOptions)
   await core.ready
   const server = createServer(
@@ -129,14 +140,16 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     else socket.end(rawResponse(clientErrorResponse(error)))
   })
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(describeListenError(error, host, port)),
-    )
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      store?.close()
+      reject(describeListenError(error, host, port))
+    })
     server.listen(port, host, resolve)
   })
   // Once listening, the server's own errors are failed accepts (EMFILE under a flood of
   // connections): Node keeps listening, and an unhandled 'error' event would stop the process.
   server.on('error', () => {})
+  server.once('close', () => store?.close())
   const address = server.address() as AddressInfo
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {

@@ -1,6 +1,7 @@
 import {
   closeSync,
   fsyncSync,
+  ftruncateSync,
   openSync,
   readFileSync,
   renameSync,
@@ -8,12 +9,9 @@ import {
   truncateSync,
   writeSync,
 } from 'node:fs'
-import type { MockState } from '../model/database.ts'
-
-/** One change to the stored state: a record written (created or changed) or removed. */
-export type StateChange =
-  | { collection: keyof MockState; op: 'put'; record: object }
-  | { collection: keyof MockState; op: 'delete'; record: object }
+import { dirname } from 'node:path'
+import { describeIssues } from '../errors.ts'
+import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 
 /** The natural key of a record in each collection: what a later change of it is matched by. */
 const keyOf: { [C in keyof MockState]: (record: MockState[C][number]) => string } = {
@@ -51,6 +49,7 @@ export class StateFileError extends Error {
 export class StateFile {
   readonly path: string
   #fd: number
+  #size: number
   #logBytes = 0
   #snapshotBytes = 0
 
@@ -59,6 +58,7 @@ export class StateFile {
     this.#fd = fd
     this.#snapshotBytes = snapshotBytes
     this.#logBytes = logBytes
+    this.#size = snapshotBytes + logBytes
   }
 
   /**
@@ -87,7 +87,8 @@ export class StateFile {
 
   /**
    * Appends the changes of one operation as one line, flushed to disk before returning: a crash
-   * mid-write leaves a torn last line, dropped on load, never half an operation.
+   * mid-write leaves a torn last line, dropped on load, never half an operation. A write that
+   * fails (a full disk) is cut off again, so that the next one does not follow half a line.
    */
   append(changes: readonly StateChange[], current: () => MockState): void {
     if (changes.length === 0) return
@@ -99,10 +100,18 @@ export class StateFile {
         ...(c.op === 'put' && { r: c.record }),
       })),
     })
-    const text = `${line}\n`
-    writeSync(this.#fd, text)
-    fsyncSync(this.#fd)
-    this.#logBytes += Buffer.byteLength(text)
+    const bytes = Buffer.from(`${line}\n`)
+    try {
+      const written = writeSync(this.#fd, bytes)
+      if (written !== bytes.length)
+        throw new Error(`${this.path}: wrote ${written} of ${bytes.length} bytes`)
+      fsyncSync(this.#fd)
+    } catch (error) {
+      ftruncateSync(this.#fd, this.#size)
+      throw error
+    }
+    this.#size += bytes.length
+    this.#logBytes += bytes.length
     if (this.#logBytes > Math.max(1 << 20, this.#snapshotBytes)) this.compact(current())
   }
 
@@ -110,6 +119,7 @@ export class StateFile {
   compact(state: MockState): void {
     closeSync(this.#fd)
     this.#snapshotBytes = writeSnapshot(this.path, state)
+    this.#size = this.#snapshotBytes
     this.#logBytes = 0
     this.#fd = openSync(this.path, 'a')
   }
@@ -145,6 +155,13 @@ function writeSnapshot(path: string, state: MockState): number {
     closeSync(fd)
   }
   renameSync(temporary, path)
+  // The rename itself is durable only once the directory that holds it is.
+  const directory = openSync(dirname(path), 'r')
+  try {
+    fsyncSync(directory)
+  } finally {
+    closeSync(directory)
+  }
   return Buffer.byteLength(text)
 }
 
@@ -189,10 +206,16 @@ function parse(path: string, text: string) {
       else return refuse(`line ${i + 1} has a change that is neither put nor delete`)
     }
   }
-  const state = {} as Record<keyof MockState, object[]>
-  for (const name of collections) state[name] = [...maps[name].values()]
+  const records = {} as Record<keyof MockState, object[]>
+  for (const name of collections) records[name] = [...maps[name].values()]
+  const parsed = mockStateSchema.safeParse(records)
+  if (!parsed.success) {
+    return refuse(
+      `a record does not fit its schema: ${describeIssues(parsed.error.issues.slice(0, 1))}`,
+    )
+  }
   return {
-    state: state as unknown as MockState,
+    state: parsed.data,
     goodBytes: Buffer.byteLength(text) - Buffer.byteLength(torn),
     snapshotBytes: Buffer.byteLength(lines[0] ?? '') + 1,
   }

@@ -1,0 +1,184 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CliProcess, runCli, startCli } from './support/cli-process.ts'
+
+const key = 'state-file-key'
+const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+
+let dir = ''
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'state-file-server-'))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const running = new Set<CliProcess>()
+afterAll(() => {
+  for (const cli of running) cli.child.kill('SIGKILL')
+})
+
+async function serve(path: string, org = ['--org', 'acme', '--api-key', key]) {
+  const started = await startCli(['--state-file', path, '--orgs', '0', '--users', '2', ...org])
+  running.add(started.cli)
+  return started
+}
+
+async function kill(cli: CliProcess) {
+  cli.child.kill('SIGKILL')
+  await cli.exit
+  running.delete(cli)
+}
+
+interface StoredUser {
+  id: string
+  orgId: string
+  firstName: string | null
+}
+
+async function users(url: string): Promise<Map<string, StoredUser>> {
+  const state = (await (await fetch(`${url}/__mock/state`)).json()) as { users: StoredUser[] }
+  return new Map(state.users.map((u) => [u.id, u]))
+}
+
+function identify(url: string, id: string, firstName: string) {
+  return fetch(`${url}/api/v1/users/identify`, {
+    method: 'POST',
+    headers: { ...auth, connection: 'close' },
+    body: JSON.stringify({ id, orgId: 'acme', data: { firstName } }),
+  })
+}
+
+describe('serve --state-file', () => {
+  it('keeps every change across a restart, with --org and --api-key applied on top', async () => {
+    const path = join(dir, 'restart.jsonl')
+    const first = await serve(path)
+    const kept = await identify(first.url, 'kept', 'Ada')
+    const { token } = (await kept.json()) as { token: string }
+    const webView = (url: string) => fetch(`${url}/webview?orgId=acme&token=${token}&webview=true`)
+    expect((await webView(first.url)).status).toBe(200)
+    expect((await identify(first.url, 'changed', 'Before')).status).toBe(200)
+    expect((await identify(first.url, 'changed', 'After')).status).toBe(200)
+    expect((await identify(first.url, 'gone', 'Bo')).status).toBe(200)
+    const deleted = await fetch(`${first.url}/api/v1/users/acme/gone`, {
+      method: 'DELETE',
+      headers: auth,
+    })
+    expect(deleted.status).toBe(200)
+    await kill(first.cli)
+
+    const second = await serve(path, ['--org', 'beta', '--api-key', 'beta-key'])
+    const stored = await users(second.url)
+    expect(stored.get('kept')?.firstName).toBe('Ada')
+    const reused = await webView(second.url)
+    expect(reused.status).toBe(401)
+    expect(await reused.text()).toContain('"reason":"already-used"')
+    expect(stored.get('changed')?.firstName).toBe('After')
+    expect(stored.has('gone')).toBe(false)
+    expect([...stored.values()].filter((u) => u.orgId === 'beta')).toHaveLength(2)
+    expect(second.cli.stdout()).toMatch(/beta\s+beta-key\n/)
+    // The file holds acme's key only as a hash: it still opens acme, but cannot be shown.
+    expect(second.cli.stdout()).toMatch(/acme\s+\(no key known in clear\)\n/)
+    expect((await identify(second.url, 'kept', 'Ada')).status).toBe(200)
+    const beta = await fetch(`${second.url}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer beta-key', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'b-1', orgId: 'beta' }),
+    })
+    expect(beta.status).toBe(200)
+
+    expect((await fetch(`${second.url}/__mock/reset`, { method: 'POST' })).status).toBe(204)
+    await kill(second.cli)
+    const third = await serve(path, [])
+    const afterReset = await users(third.url)
+    expect(afterReset.has('kept')).toBe(false)
+    expect(afterReset.has('b-1')).toBe(false)
+    // The reset went back to the data the second start was given: beta with its two users.
+    expect([...afterReset.values()].map((u) => u.orgId)).toEqual(['beta', 'beta'])
+    await kill(third.cli)
+  }, 60_000)
+
+  it('loses nothing it answered 200 when killed with SIGKILL mid-flight, 20 times over', async () => {
+    const path = join(dir, 'crash.jsonl')
+    /** Every identify answered 200, by id, with the first name it set. */
+    const acknowledged = new Map<string, string>()
+    /** Identify calls cut off by the kill: each may or may not have been kept. */
+    const unanswered = new Map<string, string>()
+    // Twenty kills, and a last start to check the twentieth.
+    for (let round = 0; round <= 20; round++) {
+      const { cli, url } = await serve(path)
+      const stored = await users(url)
+      for (const [id, firstName] of acknowledged) {
+        const kept = stored.get(id)?.firstName
+        const expected = kept !== undefined && kept === unanswered.get(id) ? kept : firstName
+        expect(kept, `round ${round}: ${id}`).toBe(expected)
+        acknowledged.set(id, expected)
+      }
+      unanswered.clear()
+      if (round === 20) {
+        await kill(cli)
+        break
+      }
+      // Half the calls create users, half change ones acknowledged before: both must survive.
+      const toChange = [...acknowledged.keys()].slice(-40)
+      let sent = 0
+      let killed = false
+      const worker = async (w: number) => {
+        for (let i = 0; ; i++) {
+          const changing = i % 2 === 1 && toChange.length > 0
+          const id = changing ? (toChange.pop() as string) : `r${round}-w${w}-${i}`
+          const firstName = `round-${round}-${i}`
+          sent++
+          try {
+            const response = await identify(url, id, firstName)
+            if (response.status !== 200) throw new Error(`identify answered ${response.status}`)
+            acknowledged.set(id, firstName)
+            await response.arrayBuffer()
+          } catch (error) {
+            if (!killed) throw error
+            if (!acknowledged.has(id) || acknowledged.get(id) !== firstName)
+              unanswered.set(id, firstName)
+            return
+          }
+        }
+      }
+      const workers = Array.from({ length: 8 }, (_, w) => worker(w))
+      while (sent < 30 + round * 3) await new Promise((resolve) => setTimeout(resolve, 5))
+      killed = true
+      await kill(cli)
+      await Promise.all(workers)
+    }
+    expect(acknowledged.size).toBeGreaterThan(200)
+  }, 180_000)
+
+  it('refuses a corrupt file with one clear line, exit 1, and leaves it as it was', async () => {
+    const path = join(dir, 'corrupt.jsonl')
+    const { cli } = await serve(path)
+    await kill(cli)
+    writeFileSync(path, `${readFileSync(path, 'utf8')}not json\n{"changes":[]}\n`)
+    const before = readFileSync(path)
+    const refused = runCli(['serve', '--port', '0', '--state-file', path])
+    expect(await refused.exit).toEqual({ code: 1, signal: null })
+    expect(refused.stderr()).toBe(
+      `identify-api-mock: ${path} is not a usable state file (line 2 is not JSON); it was left as it is\n`,
+    )
+    expect(readFileSync(path)).toEqual(before)
+  }, 30_000)
+
+  it('refuses a record that does not fit its schema, naming it', async () => {
+    const path = join(dir, 'invalid.jsonl')
+    const { cli } = await serve(path)
+    await kill(cli)
+    const text = readFileSync(path, 'utf8').replace(
+      '"registrationStatus":"',
+      '"registrationStatus":"x',
+    )
+    writeFileSync(path, text)
+    const refused = runCli(['serve', '--port', '0', '--state-file', path])
+    expect(await refused.exit).toEqual({ code: 1, signal: null })
+    expect(refused.stderr()).toMatch(
+      /is not a usable state file \(a record does not fit its schema: users\.0\.registrationStatus: .+\); it was left as it is\n$/,
+    )
+    expect(readFileSync(path, 'utf8')).toBe(text)
+  }, 30_000)
+})
