@@ -7,9 +7,9 @@
 import { startServer } from '../src/server/server.ts'
 
 const options = JSON.parse(process.argv[2] ?? '{}')
-// Node answers 503 to a keep-alive connection past `maxRequestsPerSocket` requests, and
-// autocannon keeps its connections: both servers under test run without that limit (Node's own
-// default), so that what is measured is the answer, not reconnections.
+// The server closes a connection after `maxRequestsPerSocket` answers (1,000 by default) and
+// autocannon then reconnects: both servers under test run without that limit (the bare one has
+// none), so that what is measured is the answer, not reconnections.
 const server = await startServer({ port: 0, maxRequestsPerSocket: 0, ...options })
 
 process.on('message', async (message: { type: string }) => {

@@ -123,9 +123,12 @@ describe('the packed package in a consumer project', () => {
       }, 120_000)
 
       it('starts the bin with npx, from compiled JavaScript', async () => {
+        // A process group of its own: npx runs the server as a child, which must stop with it.
         const child = spawn('npx', ['identify-api-mock', 'serve', '--port', '0', '--json'], {
           cwd: project,
+          detached: true,
         })
+        const exited = new Promise((resolve) => child.on('exit', resolve))
         try {
           const line = await new Promise<string>((resolve, reject) => {
             let out = ''
@@ -138,7 +141,8 @@ describe('the packed package in a consumer project', () => {
           const { url } = JSON.parse(line)
           expect((await fetch(`${url}/__mock/health`)).status).toBe(200)
         } finally {
-          child.kill('SIGTERM')
+          if (child.pid) process.kill(-child.pid, 'SIGTERM')
+          await exited
         }
       }, 60_000)
     })
