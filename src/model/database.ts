@@ -131,7 +131,7 @@ export class Database {
   }
 
   /**
-   * Creates every record of `state`, each validated by its collection's schema, unless
+   * Creates a copy of every record of `state`, each validated by its collection's schema, unless
    * `validated` says they already were (a reset reloading the records the first load accepted).
    */
   async load(state: Partial<MockState>, { validated = false } = {}): Promise<void> {
@@ -139,7 +139,7 @@ export class Database {
       const collection = this.collections[name] as PartitionedCollection<never>
       for (const record of state[name] ?? []) {
         await (validated
-          ? collection.createValidated(record as never)
+          ? collection.createValidated(copyOf(record) as never)
           : collection.create(record as never))
       }
     }
@@ -165,4 +165,13 @@ export class Database {
   snapshot(): MockState {
     return structuredClone(this.records())
   }
+}
+
+/** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */
+function copyOf<R extends object>(record: R): R {
+  const copy = { ...record }
+  for (const [key, value] of Object.entries(copy)) {
+    if (Array.isArray(value)) (copy as Record<string, unknown>)[key] = [...value]
+  }
+  return copy
 }

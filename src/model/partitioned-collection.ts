@@ -57,7 +57,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   #size = 0
   readonly #observers: CollectionObserver<StoredOf<S>>[] = []
   /** Set only while `createValidated` hands a record to `@msw/data`'s `create`. */
-  #skipValidation = false
+  #vouched: z.output<S> | undefined
 
   constructor(options: { schema: S; partitionSize?: number }) {
     // The base collection stays empty: every method below works on the partitions. Its own
@@ -65,12 +65,18 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     super({ schema: options.schema })
     this.#partitionSize = options.partitionSize ?? defaultPartitionSize
     const standard = options.schema['~standard']
-    // Partitions validate with the schema, except for values `createValidated` vouches for (the
-    // library's `create` copies values before validating them, so the record is a copy either way).
+    // Partitions validate with the schema, except while `createValidated` vouches for a record:
+    // the schema's answer is then that record, which `@msw/data` stores as it stores any output
+    // of a schema (a schema may transform what it validates).
     this.#partitionSchema = {
       '~standard': {
         ...standard,
-        validate: (value: unknown) => (this.#skipValidation ? { value } : standard.validate(value)),
+        validate: (value: unknown) => {
+          const vouched = this.#vouched
+          if (vouched === undefined) return standard.validate(value)
+          this.#vouched = undefined
+          return { value: vouched }
+        },
       },
     } as unknown as S
   }
@@ -104,17 +110,20 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   }
 
   /**
-   * Creates a record from values known to satisfy the schema, without validating them: the seeded
-   * data (the fixture builders' output, which the test suite checks against the schemas) and the
-   * records a rule builds only from values already valid (a sign-in token). `create` validates.
+   * Stores `record`, known to satisfy the schema, as it is: not validated, and not copied, so the
+   * caller hands it over and keeps no reference to change. For the seeded data (the fixture
+   * builders' output, which the test suite checks against the schemas, copied by the caller) and
+   * the records a rule builds only from values already valid (a sign-in token, on every identify).
+   * `create` validates and copies: `@msw/data` copies the values it is given (a deep copy that
+   * costs as much again as the rest of a `create`), and here it is given an empty object.
    */
-  createValidated(values: z.output<S>): Promise<StoredOf<S>> {
-    this.#skipValidation = true
+  createValidated(record: z.output<S>): Promise<StoredOf<S>> {
+    this.#vouched = record
     try {
       // `@msw/data` validates synchronously within the call, before its first `await`.
-      return this.create(values as InputOf<S>)
+      return this.create({} as InputOf<S>)
     } finally {
-      this.#skipValidation = false
+      this.#vouched = undefined
     }
   }
 
