@@ -8,6 +8,7 @@
  */
 import { setupServer } from 'msw/node'
 import { createMockApi } from '../src/create-mock-api.ts'
+import { memoryAfterGc } from './lib/heap.ts'
 import { identifyBody, jsonHeaders } from './lib/http-load.ts'
 import { closeHandlesOfClosedSockets } from './lib/msw-socket-leak.ts'
 
@@ -39,13 +40,7 @@ async function identify(i: number) {
 async function settledHeap(): Promise<number> {
   offsetMs += 10_000
   await identify(0)
-  const gc = (globalThis as { gc?: () => void }).gc
-  if (!gc) throw new Error('run with --expose-gc')
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return process.memoryUsage().heapUsed
+  return (await memoryAfterGc()).heapUsed
 }
 
 /**

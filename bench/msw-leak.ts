@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
+import { memoryAfterGc } from './lib/heap.ts'
 import { closeHandlesOfClosedSockets } from './lib/msw-socket-leak.ts'
 
 export interface LeakResult {
@@ -36,16 +37,6 @@ export async function reproduceLeak(calls: number): Promise<LeakResult[]> {
   return results
 }
 
-async function heapAfterGc(): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc
-  if (!gc) throw new Error('run with --expose-gc')
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  return process.memoryUsage().heapUsed
-}
-
 async function child(calls: number, workaround: boolean) {
   if (workaround) closeHandlesOfClosedSockets()
   const server = setupServer(http.post('http://leak.test/echo', () => HttpResponse.json({ ok: 1 })))
@@ -55,9 +46,9 @@ async function child(calls: number, workaround: boolean) {
     await response.json()
   }
   for (let i = 0; i < 200; i++) await call()
-  const before = await heapAfterGc()
+  const before = (await memoryAfterGc()).heapUsed
   for (let i = 0; i < calls; i++) await call()
-  const after = await heapAfterGc()
+  const after = (await memoryAfterGc()).heapUsed
   server.close()
   const result: LeakResult = { calls, workaround, bytesPerCall: (after - before) / calls }
   process.stdout.write(`${JSON.stringify(result)}\n`)

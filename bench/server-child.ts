@@ -5,6 +5,7 @@
  * - `{ type: 'memory' }`: garbage-collects (needs `--expose-gc`), then reports heap and RSS.
  */
 import { startServer } from '../src/server/server.ts'
+import { memoryAfterGc } from './lib/heap.ts'
 
 const options = JSON.parse(process.argv[2] ?? '{}')
 // The server closes a connection after `maxRequestsPerSocket` answers (1,000 by default) and
@@ -14,14 +15,7 @@ const server = await startServer({ port: 0, maxRequestsPerSocket: 0, ...options 
 
 process.on('message', async (message: { type: string }) => {
   if (message.type !== 'memory') return
-  const gc = (globalThis as { gc?: () => void }).gc
-  // Two collections a turn apart, so that finalizers and weak references are settled too.
-  for (let i = 0; i < 3; i++) {
-    gc?.()
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-  const { heapUsed, rss } = process.memoryUsage()
-  process.send?.({ type: 'memory', heapUsed, rss })
+  process.send?.({ type: 'memory', ...(await memoryAfterGc()) })
 })
 process.on('SIGTERM', () => {
   server.close().finally(() => process.exit(0))

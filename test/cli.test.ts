@@ -2,7 +2,13 @@ import { execFile } from 'node:child_process'
 import { connect, createServer, type Server } from 'node:net'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CliProcess, runCli, startCli, waitForOutput } from './support/cli-process.ts'
+import {
+  type CliProcess,
+  expectRefusal,
+  runCli,
+  startCli,
+  waitForOutput,
+} from './support/cli-process.ts'
 import { expectDeleted, expectError, expectIdentified } from './support/expect-body.ts'
 
 const run = promisify(execFile)
@@ -250,16 +256,7 @@ describe('identify-api-mock serve: options and life cycle', () => {
       [['serve', '--org', 'acme'], /--org needs at least one --api-key/],
       [['serve', '--token-ttl', '0'], /--token-ttl/],
     ]
-    await Promise.all(
-      cases.map(async ([args, message]) => {
-        const cli = runCli(args)
-        expect((await cli.exit).code).not.toBe(0)
-        const lines = cli.stderr().trim().split('\n')
-        expect(lines).toHaveLength(1)
-        expect(lines[0]).toMatch(message)
-        expect(cli.stderr()).not.toMatch(/\bat .*\.ts:\d+/)
-      }),
-    )
+    await Promise.all(cases.map(([args, message]) => expectRefusal(args, message)))
   }, 30_000)
 
   it('lists every option in --help', async () => {

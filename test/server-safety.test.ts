@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
-import { runCli, startCli, waitForOutput } from './support/cli-process.ts'
+import { expectRefusal, runCli, startCli, waitForOutput } from './support/cli-process.ts'
 import { expectError, expectIdentified } from './support/expect-body.ts'
 
 /**
@@ -223,15 +223,7 @@ describe('identify-api-mock serve: safe defaults', () => {
       [['serve', '--no-control', '--control-token', 't'], /--control-token needs the control/],
       [['serve', '--control-token', ''], /--control-token must not be empty/],
     ]
-    await Promise.all(
-      cases.map(async ([args, message]) => {
-        const cli = runCli(args)
-        expect((await cli.exit).code).not.toBe(0)
-        const lines = cli.stderr().trim().split('\n')
-        expect(lines).toHaveLength(1)
-        expect(lines[0]).toMatch(message)
-      }),
-    )
+    await Promise.all(cases.map(([args, message]) => expectRefusal(args, message)))
   }, 30_000)
 
   it('lists the hardening options in --help', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type CliProcess, runCli, startCli } from './support/cli-process.ts'
+import { type CliProcess, expectRefusal, runCli, startCli } from './support/cli-process.ts'
 
 const key = 'state-file-key'
 const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
@@ -53,7 +53,11 @@ describe('serve --state-file', () => {
   it('keeps every change across a restart, with --org and --api-key applied on top', async () => {
     const path = join(dir, 'restart.jsonl')
     const first = await serve(path)
+    const lines = () => readFileSync(path, 'utf8').split('\n')
+    const [snapshot] = lines()
     const kept = await identify(first.url, 'kept', 'Ada')
+    // A change is one line appended: the snapshot is not rewritten, whatever the state's size.
+    expect(lines()).toEqual([snapshot, expect.stringContaining('"kept"'), ''])
     const { token } = (await kept.json()) as { token: string }
     const webView = (url: string) => fetch(`${url}/webview?orgId=acme&token=${token}&webview=true`)
     expect((await webView(first.url)).status).toBe(200)
@@ -180,5 +184,17 @@ describe('serve --state-file', () => {
       /is not a usable state file \(a record does not fit its schema: users\.0\.registrationStatus: .+\); it was left as it is\n$/,
     )
     expect(readFileSync(path, 'utf8')).toBe(text)
+  }, 30_000)
+
+  it('refuses a path it cannot write, and a directory, with one line each', async () => {
+    const missing = join(dir, 'missing', 'state.jsonl')
+    await expectRefusal(
+      ['serve', '--port', '0', '--state-file', missing],
+      /^identify-api-mock: cannot use .*state\.jsonl as a state file: its directory .*missing does not exist$/,
+    )
+    await expectRefusal(
+      ['serve', '--port', '0', '--state-file', dir],
+      /^identify-api-mock: .* is not a file$/,
+    )
   }, 30_000)
 })

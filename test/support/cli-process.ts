@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { expect } from 'vitest'
 
 export const cliPath = fileURLToPath(new URL('../../src/server/cli.ts', import.meta.url))
 
@@ -53,4 +54,18 @@ export async function startCli(args: string[] = []) {
   const cli = runCli(['serve', '--port', '0', ...args])
   const [, url = ''] = await waitForOutput(cli, /listening on (http:\/\/\S+)/)
   return { cli, url }
+}
+
+/**
+ * Runs the CLI with `args` and expects what a user given a bad option or file should see: a
+ * non-zero exit and one line on stderr, matching `message`, with no stack trace. The stderr.
+ */
+export async function expectRefusal(args: string[], message: RegExp): Promise<string> {
+  const cli = runCli(args)
+  expect((await cli.exit).code).not.toBe(0)
+  const lines = cli.stderr().trim().split('\n')
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toMatch(message)
+  expect(cli.stderr()).not.toMatch(/\bat .*\.[jt]s:\d+/)
+  return cli.stderr()
 }
