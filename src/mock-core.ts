@@ -115,8 +115,9 @@ export class MockCore {
   /** Back to the seeded data, with the journal and the queued faults cleared. */
   async reset(): Promise<void> {
     await this.#exclusive(async () => {
-      await this.#load(this.#dataset.state)
+      // The store first: if it fails, the records stay as the store has them.
       this.#store?.replace(this.#dataset.state)
+      await this.#load(this.#dataset.state)
       this.#credentials = this.#dataset.credentials
     })
     this.#faults.clear()

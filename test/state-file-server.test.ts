@@ -80,6 +80,16 @@ describe('serve --state-file', () => {
     expect(stored.get('changed')?.firstName).toBe('After')
     expect(stored.has('gone')).toBe(false)
     expect([...stored.values()].filter((u) => u.orgId === 'beta')).toHaveLength(2)
+    // beta's fixture users come from the draws acme's came from: they get ids of their own.
+    const state = await (await fetch(`${second.url}/__mock/state`)).json()
+    for (const [records, key] of [
+      [state.users, 'userId'],
+      [state.certificates, 'certificateId'],
+      [state.learningProgress, 'userId'],
+    ] as const) {
+      const ids = records.map((r: Record<string, string>) => r[key])
+      expect(new Set(ids).size, key).toBe(ids.length)
+    }
     expect(second.cli.stdout()).toMatch(/beta\s+beta-key\n/)
     // The file holds acme's key only as a hash: it still opens acme, but cannot be shown.
     expect(second.cli.stdout()).toMatch(/acme\s+\(no key known in clear\)\n/)
@@ -196,5 +206,19 @@ describe('serve --state-file', () => {
       ['serve', '--port', '0', '--state-file', dir],
       /^identify-api-mock: .* is not a file$/,
     )
+  }, 30_000)
+
+  it('refuses a file another server has open, naming its process, and takes a stale lock', async () => {
+    const path = join(dir, 'shared.jsonl')
+    const first = await serve(path)
+    await expectRefusal(
+      ['serve', '--port', '0', '--state-file', path],
+      new RegExp(`is in use by another process \\(pid ${first.cli.child.pid}, see .*\\.lock\\)`),
+    )
+    await kill(first.cli)
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(first.cli.child.pid))
+    const second = await serve(path)
+    expect((await identify(second.url, 'after-lock', 'Ada')).status).toBe(200)
+    await kill(second.cli)
   }, 30_000)
 })

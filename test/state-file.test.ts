@@ -1,5 +1,6 @@
 import {
   appendFileSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -77,8 +78,69 @@ describe('the state file', () => {
     expect(again.state.users.map((u) => u.id)).toEqual(expect.arrayContaining(['kept', 'after']))
   })
 
-  const corruptions: Array<[string, (text: string) => string, RegExp]> = [
+  /** The file with its snapshot changed by `edit`. */
+  const editSnapshot =
+    (
+      edit: (snapshot: {
+        state: { users: unknown[]; [name: string]: unknown[] }
+        [field: string]: unknown
+      }) => void,
+    ) =>
+    (text: string) => {
+      const [first = '', ...rest] = text.split('\n')
+      const snapshot = JSON.parse(first)
+      edit(snapshot)
+      return [JSON.stringify(snapshot), ...rest].join('\n')
+    }
+  const firstUser = (t: string) => JSON.parse(t.split('\n')[0] ?? '').state.users[0]
+
+  const corruptions: Array<[string, (text: string) => string | Buffer, RegExp]> = [
     ['a bad line before the last', (t) => `${t}not json\n{"changes":[]}\n`, /line 2 is not JSON/],
+    [
+      'bytes that are not UTF-8 before the last line',
+      (t) => Buffer.concat([Buffer.from(t), Buffer.from([0xff, 0x0a]), Buffer.from('{"chan')]),
+      /not UTF-8 text/,
+    ],
+    [
+      'a record listed twice',
+      editSnapshot((s) => s.state.users.push(s.state.users[0])),
+      /two records of "users" have the same key/,
+    ],
+    [
+      'two users with one id in one organisation',
+      editSnapshot((s) => s.state.users.push({ ...(s.state.users[0] as object), userId: 'other' })),
+      /two users of one organisation have the same id/,
+    ],
+    [
+      'a record that is not an object',
+      editSnapshot((s) => s.state.users.push(null)),
+      /a record of "users" is not an object/,
+    ],
+    [
+      'an unknown collection',
+      editSnapshot((s) => {
+        s.state.secrets = []
+      }),
+      /unknown collection "secrets"/,
+    ],
+    [
+      'a snapshot with a field of another format',
+      editSnapshot((s) => {
+        s.compressed = true
+      }),
+      /does not start with an identify-api-mock state snapshot/,
+    ],
+    [
+      'a change whose record does not match its key',
+      (t) =>
+        `${t}${JSON.stringify({ changes: [{ c: 'users', op: 'put', key: 'twin', r: firstUser(t) }] })}\n`,
+      /line 2 has a record that does not match its key/,
+    ],
+    [
+      'a change of a collection named after a property of every object',
+      (t) => `${t}{"changes":[{"c":"__proto__","op":"delete","key":"x"}]}\n`,
+      /line 2 names no record/,
+    ],
     ['a truncated snapshot', (t) => t.slice(0, 40), /truncated/],
     [
       'another format',
@@ -117,6 +179,52 @@ describe('the state file', () => {
     const reopened = StateFile.open(path, seeded)
     reopened.file.close()
     expect(reopened.state.users.map((u) => u.id)).toEqual(current.users.map((u) => u.id))
+  })
+})
+
+describe('the state file when a write fails', () => {
+  const unserialisable = () => ({ ...seeded(), users: [{ id: 1n }] }) as unknown as MockState
+
+  it('keeps the file and its handle as they were when a compaction fails', () => {
+    const { file, state } = StateFile.open(path, seeded)
+    const before = readFileSync(path)
+    expect(() => file.compact(unserialisable())).toThrow(/BigInt/)
+    expect(readFileSync(path)).toEqual(before)
+    file.append(
+      [{ collection: 'users', op: 'put', record: buildUser({ id: 'after' }) }],
+      () => state,
+    )
+    file.close()
+    const reopened = StateFile.open(path, seeded)
+    reopened.file.close()
+    expect(reopened.state.users.map((u) => u.id)).toContain('after')
+  })
+
+  it('removes its temporary file when the rename fails', () => {
+    const { file } = StateFile.open(path, seeded)
+    rmSync(path)
+    mkdirSync(path)
+    writeFileSync(join(path, 'inside'), '')
+    expect(() => file.compact(seeded())).toThrow()
+    file.close()
+    expect(readdirSync(dir).sort()).toEqual(['state.jsonl'])
+  })
+
+  it('keeps a change already on disk when the compaction after it fails, and says so', () => {
+    const warnings: string[] = []
+    const { file, state } = StateFile.open(path, seeded, { warn: (m) => warnings.push(m) })
+    const big = { ...buildUser({ id: 'big' }), firstName: 'x'.repeat(2 << 20) }
+    file.append([{ collection: 'users', op: 'put', record: big }], unserialisable)
+    expect(warnings).toEqual([expect.stringMatching(/could not compact .*BigInt.*tried again/)])
+    file.append([{ collection: 'users', op: 'put', record: buildUser({ id: 'next' }) }], () => ({
+      ...state,
+      users: [...state.users, big],
+    }))
+    expect(readFileSync(path, 'utf8').trim().split('\n')).toHaveLength(1)
+    file.close()
+    const reopened = StateFile.open(path, seeded)
+    reopened.file.close()
+    expect(reopened.state.users.map((u) => u.id)).toContain('big')
   })
 })
 

@@ -82,4 +82,17 @@ describe('a mock with a state store', () => {
     expect((await opened.state()).users).toHaveLength(8)
     expect(opened.credentials[0]?.apiKeys).toEqual([key])
   })
+
+  it('keeps the records as they were when the store cannot take a reset', async () => {
+    const { store } = recordingStore()
+    const core = new MockCore(options, {
+      ...store,
+      replace: () => {
+        throw new Error('disk full')
+      },
+    })
+    expect((await identify(core, 'kept')).status).toBe(200)
+    await expect(core.reset()).rejects.toThrow('disk full')
+    expect((await core.state()).users.map((u) => u.id)).toContain('kept')
+  })
 })

@@ -1,42 +1,61 @@
+import { randomBytes } from 'node:crypto'
 import {
   closeSync,
   fsyncSync,
   ftruncateSync,
   openSync,
   readFileSync,
+  realpathSync,
   renameSync,
   statSync,
   truncateSync,
+  unlinkSync,
   writeSync,
 } from 'node:fs'
 import { dirname } from 'node:path'
 import { describeIssues } from '../errors.ts'
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
+import { orgKey } from '../model/indexes.ts'
 
-/** The natural key of a record in each collection: what a later change of it is matched by. */
-const keyOf: { [C in keyof MockState]: (record: MockState[C][number]) => string } = {
-  organisations: (r) => r.orgId,
-  apiKeys: (r) => r.keyHash,
-  users: (r) => r.userId,
-  userGroups: (r) => orgScopedKey(r.orgId, r.groupId),
-  learningPaths: (r) => orgScopedKey(r.orgId, r.learningPathId),
-  learningProgress: (r) => r.userId,
-  certificates: (r) => r.certificateId,
-  signInTokens: (r) => r.tokenHash,
-  webViewSessions: (r) => r.sessionHash,
+/**
+ * The fields of a record's natural key in each collection: what a later change of the record is
+ * matched by. An organisation's record is keyed by its `orgId` and its own id together.
+ */
+const keyFields: { [C in keyof MockState]: ReadonlyArray<keyof MockState[C][number]> } = {
+  organisations: ['orgId'],
+  apiKeys: ['keyHash'],
+  users: ['userId'],
+  userGroups: ['orgId', 'groupId'],
+  learningPaths: ['orgId', 'learningPathId'],
+  learningProgress: ['userId'],
+  certificates: ['certificateId'],
+  signInTokens: ['tokenHash'],
+  webViewSessions: ['sessionHash'],
 }
 
-/** `orgId` is length-prefixed, so no pair of strings can collide with another (a NUL could). */
-function orgScopedKey(orgId: string, id: string): string {
-  return `${orgId.length}:${orgId}:${id}`
+/** The natural key of `record` in collection `name`; `undefined` when a key field is not text. */
+function keyOf(name: keyof MockState, record: object): string | undefined {
+  const [first, second] = (keyFields[name] as readonly string[]).map(
+    (field) => (record as Record<string, unknown>)[field],
+  )
+  if (typeof first !== 'string') return undefined
+  if (keyFields[name].length === 1) return first
+  return typeof second === 'string' ? orgKey(first, second) : undefined
 }
 
-const collections = Object.keys(keyOf) as Array<keyof MockState>
+const collections = Object.keys(keyFields) as Array<keyof MockState>
+const collectionNames = new Set<string>(collections)
 const header = { format: 'identify-api-mock-state', version: 1 }
+const fatalDecoder = new TextDecoder('utf-8', { fatal: true })
 
-/** A state file that cannot be read: it is left in place, and the message says why. */
+/** A state file that cannot be used: it is left in place, and the message says why. */
 export class StateFileError extends Error {
   override name = 'StateFileError'
+}
+
+export interface StateFileOptions {
+  /** Told of a compaction that failed (the changes stay in the log; it is tried again later). */
+  warn?: (message: string) => void
 }
 
 /**
@@ -45,50 +64,70 @@ export class StateFileError extends Error {
  * change is acknowledged. When the changes outgrow the snapshot, the file is rewritten whole into a
  * temporary file and renamed over the old one, so the cost of a write does not grow with the state
  * and no moment leaves a torn file. A torn last line (a crash mid-append) is dropped on load.
+ *
+ * One process at a time: `<path>.lock` holds the pid of the process that has the file open.
  */
 export class StateFile {
+  /** The file itself (a symbolic link given is followed, so compaction replaces its target). */
   readonly path: string
-  #fd: number
+  readonly #lock: string
+  readonly #warn: (message: string) => void
+  /** -1 while no descriptor is open: closed, or lost to a failed reopening after compaction. */
+  #fd = -1
+  #closed = false
   #size: number
-  #logBytes = 0
-  #snapshotBytes = 0
+  #snapshotBytes: number
 
-  private constructor(path: string, fd: number, snapshotBytes: number, logBytes: number) {
+  private constructor(
+    path: string,
+    lock: string,
+    snapshotBytes: number,
+    size: number,
+    warn = noWarn,
+  ) {
     this.path = path
-    this.#fd = fd
+    this.#lock = lock
     this.#snapshotBytes = snapshotBytes
-    this.#logBytes = logBytes
-    this.#size = snapshotBytes + logBytes
+    this.#size = size
+    this.#warn = warn
+    this.#fd = openSync(path, 'a')
   }
 
   /**
-   * Opens `path`: the state it holds, or `undefined` for a file that does not exist yet (then
-   * `initial()` is written as its first snapshot).
+   * Opens `path`: the state it holds, or for a file that does not exist yet `initial()`, written
+   * as its first snapshot. Throws a {@link StateFileError} for a file it cannot use.
    */
   static open(
     path: string,
     initial: () => MockState,
+    options: StateFileOptions = {},
   ): { file: StateFile; state: MockState; loaded: boolean } {
-    const text = readIfExists(path)
-    if (text === undefined) {
-      const state = initial()
-      const snapshotBytes = writeSnapshot(path, state)
-      return {
-        file: new StateFile(path, openSync(path, 'a'), snapshotBytes, 0),
-        state,
-        loaded: false,
+    const target = followLink(path)
+    const lock = acquireLock(target)
+    try {
+      const bytes = readIfExists(target)
+      if (bytes === undefined) {
+        const state = initial()
+        const size = writeSnapshot(target, state)
+        const file = new StateFile(target, lock, size, size, options.warn)
+        return { file, state, loaded: false }
       }
+      const { state, goodBytes, snapshotBytes } = parse(target, bytes)
+      if (goodBytes < bytes.length) truncateSync(target, goodBytes)
+      const file = new StateFile(target, lock, snapshotBytes, goodBytes, options.warn)
+      return { file, state, loaded: true }
+    } catch (error) {
+      unlinkQuietly(lock)
+      throw error
     }
-    const { state, goodBytes, snapshotBytes } = parse(path, text)
-    if (goodBytes < Buffer.byteLength(text)) truncateSync(path, goodBytes)
-    const file = new StateFile(path, openSync(path, 'a'), snapshotBytes, goodBytes - snapshotBytes)
-    return { file, state, loaded: true }
   }
 
   /**
    * Appends the changes of one operation as one line, flushed to disk before returning: a crash
    * mid-write leaves a torn last line, dropped on load, never half an operation. A write that
    * fails (a full disk) is cut off again, so that the next one does not follow half a line.
+   * Once the changes outgrow the snapshot, compacts; a compaction that fails is only told of (the
+   * change is already on disk) and tried again with the next change.
    */
   append(changes: readonly StateChange[], current: () => MockState): void {
     if (changes.length === 0) return
@@ -101,122 +140,271 @@ export class StateFile {
       })),
     })
     const bytes = Buffer.from(`${line}\n`)
+    const fd = this.#descriptor()
     try {
-      const written = writeSync(this.#fd, bytes)
-      if (written !== bytes.length)
-        throw new Error(`${this.path}: wrote ${written} of ${bytes.length} bytes`)
-      fsyncSync(this.#fd)
+      writeAll(fd, bytes, this.path)
+      fsyncSync(fd)
     } catch (error) {
-      ftruncateSync(this.#fd, this.#size)
+      ftruncateSync(fd, this.#size)
       throw error
     }
     this.#size += bytes.length
-    this.#logBytes += bytes.length
-    if (this.#logBytes > Math.max(1 << 20, this.#snapshotBytes)) this.compact(current())
+    if (this.#size - this.#snapshotBytes > Math.max(1 << 20, this.#snapshotBytes)) {
+      try {
+        this.compact(current())
+      } catch (error) {
+        this.#warn(
+          `could not compact ${this.path} (${(error as Error).message}); its changes stay in its log, and compaction is tried again with the next change`,
+        )
+      }
+    }
   }
 
-  /** Rewrites the file as a single snapshot of `state`, atomically. */
+  /**
+   * Rewrites the file as a single snapshot of `state`, atomically: a failure leaves the file and
+   * this handle as they were.
+   */
   compact(state: MockState): void {
+    if (this.#closed) throw new Error(`${this.path} is closed`)
+    const size = writeSnapshot(this.path, state)
+    // The descriptor still points at the file the rename replaced: from now on, the new one.
     closeSync(this.#fd)
-    this.#snapshotBytes = writeSnapshot(this.path, state)
-    this.#size = this.#snapshotBytes
-    this.#logBytes = 0
+    this.#fd = -1
+    this.#snapshotBytes = size
+    this.#size = size
     this.#fd = openSync(this.path, 'a')
   }
 
   close(): void {
-    closeSync(this.#fd)
+    if (this.#closed) return
+    this.#closed = true
+    if (this.#fd !== -1) closeSync(this.#fd)
+    this.#fd = -1
+    unlinkQuietly(this.#lock)
+  }
+
+  /** The open descriptor, opened again if a compaction lost it; never one after `close`. */
+  #descriptor(): number {
+    if (this.#closed) throw new Error(`${this.path} is closed`)
+    if (this.#fd === -1) this.#fd = openSync(this.path, 'a')
+    return this.#fd
   }
 }
 
-function keyFor(change: StateChange): string {
-  return (keyOf[change.collection] as (record: object) => string)(change.record)
+const noWarn = (_message: string) => {}
+
+function keyFor(change: StateChange): string | undefined {
+  return keyOf(change.collection, change.record)
 }
 
-function readIfExists(path: string): string | undefined {
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code
+}
+
+/** `path`, or the file it links to. */
+function followLink(path: string): string {
+  try {
+    return realpathSync(path)
+  } catch {
+    return path
+  }
+}
+
+/**
+ * Takes `<path>.lock` for this process. A lock whose process is gone (or is this one: a
+ * container restarts with the same pid) is stale and taken over.
+ */
+function acquireLock(path: string): string {
+  const lock = `${path}.lock`
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx')
+      try {
+        writeSync(fd, String(process.pid))
+      } finally {
+        closeSync(fd)
+      }
+      return lock
+    } catch (error) {
+      if (errorCode(error) === 'ENOENT') {
+        throw new StateFileError(
+          `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
+        )
+      }
+      if (errorCode(error) !== 'EEXIST') {
+        throw new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
+      }
+      const pid = Number(readIfExists(lock)?.toString() ?? '')
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) {
+        throw new StateFileError(
+          `${path} is in use by another process (pid ${pid}, see ${lock}): stop it, or choose another --state-file`,
+        )
+      }
+      unlinkQuietly(lock)
+    }
+  }
+  throw new StateFileError(`cannot use ${path} as a state file: ${lock} keeps coming back`)
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return errorCode(error) === 'EPERM'
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path)
+  } catch {
+    // Already gone.
+  }
+}
+
+function readIfExists(path: string): Buffer | undefined {
   try {
     if (!statSync(path).isFile()) throw new StateFileError(`${path} is not a file`)
-    return readFileSync(path, 'utf8')
+    return readFileSync(path)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (errorCode(error) === 'ENOENT') return undefined
     if (error instanceof StateFileError) throw error
     throw new StateFileError(`cannot read ${path}: ${(error as Error).message}`)
   }
 }
 
+/** Writes all of `bytes`: a full disk may take part of a write without an error. */
+function writeAll(fd: number, bytes: Buffer, path: string): void {
+  const written = writeSync(fd, bytes)
+  if (written !== bytes.length) {
+    throw new Error(`${path}: only ${written} of ${bytes.length} bytes written (is the disk full?)`)
+  }
+}
+
+/**
+ * Writes `state` as the whole file: into a temporary file, flushed, then renamed over `path`.
+ * Throws before the rename, with the temporary file removed and `path` untouched.
+ */
 function writeSnapshot(path: string, state: MockState): number {
-  const text = `${JSON.stringify({ ...header, state })}\n`
-  const temporary = `${path}.${process.pid}.tmp`
-  const fd = openSync(temporary, 'w')
+  const bytes = Buffer.from(`${JSON.stringify({ ...header, state })}\n`)
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
   try {
-    writeSync(fd, text)
+    const fd = openSync(temporary, 'w')
+    try {
+      writeAll(fd, bytes, temporary)
+      fsyncSync(fd)
+    } finally {
+      closeSync(fd)
+    }
+    renameSync(temporary, path)
+  } catch (error) {
+    unlinkQuietly(temporary)
+    throw error
+  }
+  syncDirectory(dirname(path))
+  return bytes.length
+}
+
+/** Makes a rename in `directory` durable, where the platform can (Windows cannot open one). */
+function syncDirectory(directory: string): void {
+  if (process.platform === 'win32') return
+  const fd = openSync(directory, 'r')
+  try {
     fsyncSync(fd)
   } finally {
     closeSync(fd)
   }
-  renameSync(temporary, path)
-  // The rename itself is durable only once the directory that holds it is.
-  const directory = openSync(dirname(path), 'r')
-  try {
-    fsyncSync(directory)
-  } finally {
-    closeSync(directory)
-  }
-  return Buffer.byteLength(text)
 }
 
-function parse(path: string, text: string) {
+function parse(path: string, bytes: Buffer) {
   const refuse = (why: string): never => {
     throw new StateFileError(`${path} is not a usable state file (${why}); it was left as it is`)
   }
-  const lines = text.split('\n')
   // Whatever follows the last newline was being written when the process stopped.
-  const torn = lines.pop() ?? ''
-  if (lines.length === 0) return refuse('it is truncated')
-  let snapshot: { format?: unknown; version?: unknown; state?: Partial<MockState> }
+  const goodBytes = bytes.lastIndexOf(0x0a) + 1
+  if (goodBytes === 0) return refuse('it is truncated')
+  let text = ''
   try {
-    snapshot = JSON.parse(lines[0] ?? '')
+    text = fatalDecoder.decode(bytes.subarray(0, goodBytes))
   } catch {
-    return refuse('its snapshot line is not JSON')
+    return refuse('it is not UTF-8 text')
   }
-  if (snapshot.format !== header.format || snapshot.version !== header.version || !snapshot.state) {
+  const lines = text.slice(0, -1).split('\n')
+  const json = (line: number): unknown => {
+    try {
+      return JSON.parse(lines[line - 1] ?? '')
+    } catch {
+      return refuse(line === 1 ? 'its snapshot line is not JSON' : `line ${line} is not JSON`)
+    }
+  }
+  const snapshot = json(1)
+  if (
+    !isObject(snapshot) ||
+    snapshot.format !== header.format ||
+    snapshot.version !== header.version ||
+    !isObject(snapshot.state) ||
+    Object.keys(snapshot).some((key) => !Object.hasOwn(header, key) && key !== 'state')
+  ) {
     return refuse('it does not start with an identify-api-mock state snapshot')
   }
-  const maps = {} as Record<keyof MockState, Map<string, object>>
+  const maps = new Map<string, Map<string, object>>()
+  for (const name of Object.keys(snapshot.state)) {
+    if (!collectionNames.has(name))
+      return refuse(`its snapshot has an unknown collection "${name}"`)
+  }
   for (const name of collections) {
     const records: unknown = snapshot.state[name] ?? []
     if (!Array.isArray(records)) return refuse(`"${name}" is not a list`)
-    const key = keyOf[name] as (record: object) => string
-    maps[name] = new Map(records.map((record: object) => [key(record), record]))
-  }
-  for (let i = 1; i < lines.length; i++) {
-    let entry: { changes?: Array<{ c?: string; op?: string; key?: unknown; r?: unknown }> }
-    try {
-      entry = JSON.parse(lines[i] ?? '')
-    } catch {
-      return refuse(`line ${i + 1} is not JSON`)
+    const map = new Map<string, object>()
+    for (const record of records) {
+      if (!isObject(record)) return refuse(`a record of "${name}" is not an object`)
+      const key = keyOf(name, record)
+      if (key === undefined) return refuse(`a record of "${name}" has no key`)
+      if (map.has(key)) return refuse(`two records of "${name}" have the same key`)
+      map.set(key, record)
     }
-    if (!Array.isArray(entry.changes)) return refuse(`line ${i + 1} is not a list of changes`)
-    for (const change of entry.changes) {
-      const map = maps[change.c as keyof MockState]
-      if (!map || typeof change.key !== 'string') return refuse(`line ${i + 1} names no record`)
-      if (change.op === 'put' && change.r && typeof change.r === 'object')
+    maps.set(name, map)
+  }
+  for (let line = 2; line <= lines.length; line++) {
+    const entry = json(line)
+    if (!isObject(entry) || !Array.isArray(entry.changes)) {
+      return refuse(`line ${line} is not a list of changes`)
+    }
+    for (const change of entry.changes as unknown[]) {
+      const name = isObject(change) && typeof change.c === 'string' ? change.c : ''
+      const map = maps.get(name)
+      if (!isObject(change) || !map || typeof change.key !== 'string') {
+        return refuse(`line ${line} names no record`)
+      }
+      if (change.op === 'delete') map.delete(change.key)
+      else if (change.op === 'put' && isObject(change.r)) {
+        if (keyOf(name as keyof MockState, change.r) !== change.key) {
+          return refuse(`line ${line} has a record that does not match its key`)
+        }
         map.set(change.key, change.r)
-      else if (change.op === 'delete') map.delete(change.key)
-      else return refuse(`line ${i + 1} has a change that is neither put nor delete`)
+      } else return refuse(`line ${line} has a change that is neither put nor delete`)
     }
   }
-  const records = {} as Record<keyof MockState, object[]>
-  for (const name of collections) records[name] = [...maps[name].values()]
+  const records = Object.fromEntries(
+    collections.map((name) => [name, [...(maps.get(name)?.values() ?? [])]]),
+  )
   const parsed = mockStateSchema.safeParse(records)
   if (!parsed.success) {
-    return refuse(
-      `a record does not fit its schema: ${describeIssues(parsed.error.issues.slice(0, 1))}`,
-    )
+    const [issue] = parsed.error.issues
+    return refuse(`a record does not fit its schema: ${describeIssues(issue ? [issue] : [])}`)
+  }
+  const userKeys = new Set(parsed.data.users.map((u) => orgKey(u.orgId, u.id)))
+  if (userKeys.size !== parsed.data.users.length) {
+    return refuse('two users of one organisation have the same id')
   }
   return {
     state: parsed.data,
-    goodBytes: Buffer.byteLength(text) - Buffer.byteLength(torn),
+    goodBytes,
     snapshotBytes: Buffer.byteLength(lines[0] ?? '') + 1,
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,4 +1,4 @@
-import { dirname } from 'node:path'
+import { randomUUID } from 'node:crypto'
 import type { Credentials } from '../../fixtures/dataset.ts'
 import type { StateStore } from '../mock-core.ts'
 import type { MockState } from '../model/database.ts'
@@ -20,6 +20,8 @@ export interface StateFileStore extends StateStore {
 export function createStateFileStore(
   path: string,
   organisations: ResolvedMockApiOptions['organisations'],
+  warn: (message: string) => void = (message) =>
+    process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
   let file: StateFile | undefined
   const opened = () => {
@@ -28,30 +30,37 @@ export function createStateFileStore(
   }
   return {
     open(seeded) {
-      const result = openOrExplain(path, () => seeded.state)
+      const result = explained(path, () => StateFile.open(path, () => seeded.state, { warn }))
       file = result.file
       if (!result.loaded) return seeded
       const { state } = result
-      const changed = applyOrganisations(state, seeded.state, organisations)
-      if (changed) file.compact(state)
+      if (applyOrganisations(state, seeded.state, organisations)) {
+        explained(path, () => result.file.compact(state))
+      }
       return { state, credentials: credentialsOf(state, seeded.credentials) }
     },
-    commit: (changes, records) => opened().append(changes, records),
+    commit(changes, records) {
+      try {
+        opened().append(changes, records)
+      } catch (error) {
+        warn(
+          `could not write to ${path} (${(error as Error).message}): the call answers 500, and its change is written with the next one`,
+        )
+        throw error
+      }
+    },
     replace: (state) => opened().compact(state),
     close: () => file?.close(),
   }
 }
 
-function openOrExplain(path: string, initial: () => MockState) {
+/** Runs `task`, any failure of it a {@link StateFileError} that names `path`. */
+function explained<T>(path: string, task: () => T): T {
   try {
-    return StateFile.open(path, initial)
+    return task()
   } catch (error) {
     if (error instanceof StateFileError) throw error
-    const why =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? `its directory ${dirname(path)} does not exist`
-        : (error as Error).message
-    throw new StateFileError(`cannot use ${path} as a state file: ${why}`)
+    throw new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
   }
 }
 
@@ -65,18 +74,7 @@ function applyOrganisations(
   for (const { orgId, apiKeys } of organisations) {
     if (!state.organisations.some((o) => o.orgId === orgId)) {
       changed = true
-      const ofOrg = <R extends { orgId: string }>(records: R[]) =>
-        records.filter((r) => r.orgId === orgId)
-      const users = ofOrg(seeded.users)
-      const userIds = new Set(users.map((u) => u.userId))
-      const ofUsers = <R extends { userId: string }>(records: R[]) =>
-        records.filter((r) => userIds.has(r.userId))
-      state.organisations.push(...ofOrg(seeded.organisations))
-      state.userGroups.push(...ofOrg(seeded.userGroups))
-      state.learningPaths.push(...ofOrg(seeded.learningPaths))
-      state.users.push(...users)
-      state.learningProgress.push(...ofUsers(seeded.learningProgress))
-      state.certificates.push(...ofUsers(seeded.certificates))
+      addOrganisation(state, seeded, orgId)
     }
     for (const key of apiKeys) {
       const keyHash = hashSecret(key)
@@ -88,6 +86,40 @@ function applyOrganisations(
     }
   }
   return changed
+}
+
+/**
+ * Adds organisation `orgId` with its seeded records. The fixture ids of an organisation added on a
+ * later start come from the same draws as those of one added before (`--org a`, then `--org b`),
+ * so a `userId` or `certificateId` the state already holds is replaced by a fresh one.
+ */
+function addOrganisation(state: MockState, seeded: MockState, orgId: string): void {
+  const takenUsers = new Set(state.users.map((u) => u.userId))
+  const takenCertificates = new Set(state.certificates.map((c) => c.certificateId))
+  const userIds = new Map<string, string>()
+  for (const user of seeded.users) {
+    if (user.orgId !== orgId) continue
+    const userId = takenUsers.has(user.userId) ? randomUUID() : user.userId
+    userIds.set(user.userId, userId)
+    state.users.push({ ...user, userId, userGroups: [...user.userGroups] })
+  }
+  const ofOrg = <R extends { orgId: string }>(records: R[]) =>
+    records.filter((r) => r.orgId === orgId)
+  state.organisations.push(...ofOrg(seeded.organisations))
+  state.userGroups.push(...ofOrg(seeded.userGroups))
+  state.learningPaths.push(...ofOrg(seeded.learningPaths))
+  for (const progress of seeded.learningProgress) {
+    const userId = userIds.get(progress.userId)
+    if (userId) state.learningProgress.push({ ...progress, userId })
+  }
+  for (const certificate of seeded.certificates) {
+    const userId = userIds.get(certificate.userId)
+    if (!userId) continue
+    const certificateId = takenCertificates.has(certificate.certificateId)
+      ? `cert-${randomUUID().slice(0, 8)}`
+      : certificate.certificateId
+    state.certificates.push({ ...certificate, userId, certificateId })
+  }
 }
 
 /**
