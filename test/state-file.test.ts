@@ -1,10 +1,12 @@
 import {
   appendFileSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -229,6 +231,20 @@ describe('the state file when a write fails', () => {
 })
 
 describe('the state file, regressions', () => {
+  it('follows a symbolic link, so that a compaction rewrites its target and keeps the link', () => {
+    const target = join(dir, 'target.jsonl')
+    StateFile.open(target, seeded).file.close()
+    const link = join(dir, 'link.jsonl')
+    symlinkSync(target, link)
+    const { file } = StateFile.open(link, seeded)
+    file.compact({ ...seeded(), users: [] })
+    file.close()
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    const reopened = StateFile.open(target, seeded)
+    reopened.file.close()
+    expect(reopened.state.users).toEqual([])
+  })
+
   it('keeps the groups of organisations whose ids differ only around a NUL apart', () => {
     const a = { orgId: 'a', groupId: 'b\u0000c', name: 'of a' }
     const b = { orgId: 'a\u0000b', groupId: 'c', name: 'of a\\0b' }
