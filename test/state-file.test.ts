@@ -1,4 +1,4 @@
-import {
+import fs, {
   appendFileSync,
   lstatSync,
   mkdirSync,
@@ -7,11 +7,13 @@ import {
   readFileSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset, buildUser } from '../fixtures/index.ts'
 import type { MockState } from '../src/index.ts'
 import { StateFile, StateFileError } from '../src/server/state-file.ts'
@@ -25,6 +27,15 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 const seeded = () => buildDataset({ organisations: 1, usersPerOrganisation: 4 }).state
+
+/** Appends a new user `id`, closes `file`, and answers the ids of the users it reads back. */
+function appendUserAndReopen(file: StateFile, state: MockState, id: string): string[] {
+  file.append([{ collection: 'users', op: 'put', record: buildUser({ id }) }], () => state)
+  file.close()
+  const reopened = StateFile.open(path, seeded)
+  reopened.file.close()
+  return reopened.state.users.map((u) => u.id)
+}
 
 describe('the state file', () => {
   it('starts from the initial state when missing, and reads it back', () => {
@@ -192,14 +203,7 @@ describe('the state file when a write fails', () => {
     const before = readFileSync(path)
     expect(() => file.compact(unserialisable())).toThrow(/BigInt/)
     expect(readFileSync(path)).toEqual(before)
-    file.append(
-      [{ collection: 'users', op: 'put', record: buildUser({ id: 'after' }) }],
-      () => state,
-    )
-    file.close()
-    const reopened = StateFile.open(path, seeded)
-    reopened.file.close()
-    expect(reopened.state.users.map((u) => u.id)).toContain('after')
+    expect(appendUserAndReopen(file, state, 'after')).toContain('after')
   })
 
   it('removes its temporary file when the rename fails', () => {
@@ -217,7 +221,7 @@ describe('the state file when a write fails', () => {
     const { file, state } = StateFile.open(path, seeded, { warn: (m) => warnings.push(m) })
     const big = { ...buildUser({ id: 'big' }), firstName: 'x'.repeat(2 << 20) }
     file.append([{ collection: 'users', op: 'put', record: big }], unserialisable)
-    expect(warnings).toEqual([expect.stringMatching(/could not compact .*BigInt.*tried again/)])
+    expect(warnings).toEqual([expect.stringMatching(/could not rewrite .*BigInt.*tried again/)])
     file.append([{ collection: 'users', op: 'put', record: buildUser({ id: 'next' }) }], () => ({
       ...state,
       users: [...state.users, big],
@@ -230,7 +234,75 @@ describe('the state file when a write fails', () => {
   })
 })
 
+describe('the state file when a write fails after the rename', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+    syncBuiltinESMExports()
+  })
+
+  it('takes the rewrite, says its directory could not be flushed, and appends to the new file', () => {
+    const warnings: string[] = []
+    const { file, state } = StateFile.open(path, seeded, { warn: (m) => warnings.push(m) })
+    const openSync = fs.openSync
+    vi.spyOn(fs, 'openSync').mockImplementation((target, ...rest) => {
+      if (target === dir) throw Object.assign(new Error('EIO: i/o error'), { code: 'EIO' })
+      return openSync(target, ...rest)
+    })
+    syncBuiltinESMExports()
+    file.compact({ ...state, users: [] })
+    vi.restoreAllMocks()
+    syncBuiltinESMExports()
+    expect(warnings).toEqual([expect.stringMatching(/could not flush its directory \(EIO/)])
+    expect(appendUserAndReopen(file, state, 'after')).toEqual(['after'])
+  })
+})
+
+describe('the state file lock', () => {
+  it('refuses a second open in this process, and frees the file on close', () => {
+    const { file } = StateFile.open(path, seeded)
+    expect(() => StateFile.open(path, seeded)).toThrow(/is already open in this process/)
+    file.close()
+    expect(readdirSync(dir)).toEqual(['state.jsonl'])
+    StateFile.open(path, seeded).file.close()
+  })
+
+  it('waits on a lock without a pid while it may be in the making, then takes it over', () => {
+    writeFileSync(`${path}.lock`, '')
+    expect(() => StateFile.open(path, seeded)).toThrow(/is being opened by another process/)
+    const aMinuteAgo = new Date(Date.now() - 60_000)
+    utimesSync(`${path}.lock`, aMinuteAgo, aMinuteAgo)
+    StateFile.open(path, seeded).file.close()
+    expect(readdirSync(dir)).toEqual(['state.jsonl'])
+  })
+
+  it('takes over a lock whose process is gone, and on close leaves a lock that is not its own', () => {
+    writeFileSync(`${path}.lock`, '999999999')
+    const { file } = StateFile.open(path, seeded)
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid))
+    writeFileSync(`${path}.lock`, '12345')
+    file.close()
+    expect(readFileSync(`${path}.lock`, 'utf8')).toBe('12345')
+  })
+
+  it('removes the temporary files of rewrites a crash interrupted, and nothing else', () => {
+    StateFile.open(path, seeded).file.close()
+    writeFileSync(`${path}.0123456789ab.tmp`, '{"torn')
+    writeFileSync(join(dir, 'notes.tmp'), 'mine')
+    StateFile.open(path, seeded).file.close()
+    expect(readdirSync(dir).sort()).toEqual(['notes.tmp', 'state.jsonl'])
+  })
+})
+
 describe('the state file, regressions', () => {
+  it('follows a symbolic link to a file that does not exist yet', () => {
+    const target = join(dir, 'target.jsonl')
+    const link = join(dir, 'link.jsonl')
+    symlinkSync(target, link)
+    StateFile.open(link, seeded).file.close()
+    expect(lstatSync(link).isSymbolicLink()).toBe(true)
+    expect(readFileSync(target, 'utf8')).toMatch(/^\{"format":"identify-api-mock-state"/)
+  })
+
   it('follows a symbolic link, so that a compaction rewrites its target and keeps the link', () => {
     const target = join(dir, 'target.jsonl')
     StateFile.open(target, seeded).file.close()

@@ -4,18 +4,20 @@ import {
   fsyncSync,
   ftruncateSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   realpathSync,
   renameSync,
   statSync,
   truncateSync,
-  unlinkSync,
   writeSync,
 } from 'node:fs'
-import { dirname } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import { describeIssues } from '../errors.ts'
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
+import { errorCode, FileLock, unlinkQuietly } from './file-lock.ts'
 
 /**
  * The fields of a record's natural key in each collection: what a later change of the record is
@@ -70,17 +72,19 @@ export interface StateFileOptions {
 export class StateFile {
   /** The file itself (a symbolic link given is followed, so compaction replaces its target). */
   readonly path: string
-  readonly #lock: string
+  readonly #lock: FileLock
   readonly #warn: (message: string) => void
   /** -1 while no descriptor is open: closed, or lost to a failed reopening after compaction. */
   #fd = -1
   #closed = false
+  /** A failed append could not be cut off: the file must be rewritten before the next one. */
+  #torn = false
   #size: number
   #snapshotBytes: number
 
   private constructor(
     path: string,
-    lock: string,
+    lock: FileLock,
     snapshotBytes: number,
     size: number,
     warn = noWarn,
@@ -103,12 +107,14 @@ export class StateFile {
     options: StateFileOptions = {},
   ): { file: StateFile; state: MockState; loaded: boolean } {
     const target = followLink(path)
-    const lock = acquireLock(target)
+    const lock = lockOrExplain(target)
     try {
+      removeLeftovers(target)
       const bytes = readIfExists(target)
       if (bytes === undefined) {
         const state = initial()
         const size = writeSnapshot(target, state)
+        syncDirectory(target)
         const file = new StateFile(target, lock, size, size, options.warn)
         return { file, state, loaded: false }
       }
@@ -117,7 +123,7 @@ export class StateFile {
       const file = new StateFile(target, lock, snapshotBytes, goodBytes, options.warn)
       return { file, state, loaded: true }
     } catch (error) {
-      unlinkQuietly(lock)
+      lock.release()
       throw error
     }
   }
@@ -140,12 +146,17 @@ export class StateFile {
       })),
     })
     const bytes = Buffer.from(`${line}\n`)
+    if (this.#torn) this.compact(current())
     const fd = this.#descriptor()
     try {
       writeAll(fd, bytes, this.path)
       fsyncSync(fd)
     } catch (error) {
-      ftruncateSync(fd, this.#size)
+      try {
+        ftruncateSync(fd, this.#size)
+      } catch {
+        this.#torn = true
+      }
       throw error
     }
     this.#size += bytes.length
@@ -154,33 +165,42 @@ export class StateFile {
         this.compact(current())
       } catch (error) {
         this.#warn(
-          `could not compact ${this.path} (${(error as Error).message}); its changes stay in its log, and compaction is tried again with the next change`,
+          `could not rewrite ${this.path} (${(error as Error).message}); the changes stay in its log, and the rewrite is tried again with the next change`,
         )
       }
     }
   }
 
   /**
-   * Rewrites the file as a single snapshot of `state`, atomically: a failure leaves the file and
-   * this handle as they were.
+   * Rewrites the file as a single snapshot of `state`, atomically. The rename is the commit
+   * point: a failure before it leaves the file and this handle as they were; after it, the file
+   * is the new one, and only its durability against a power cut may be reported as lost.
    */
   compact(state: MockState): void {
     if (this.#closed) throw new Error(`${this.path} is closed`)
     const size = writeSnapshot(this.path, state)
-    // The descriptor still points at the file the rename replaced: from now on, the new one.
-    closeSync(this.#fd)
+    // The descriptor points at the file the rename replaced; the next append opens the new one.
+    const old = this.#fd
     this.#fd = -1
     this.#snapshotBytes = size
     this.#size = size
-    this.#fd = openSync(this.path, 'a')
+    this.#torn = false
+    if (old !== -1) closeQuietly(old)
+    try {
+      syncDirectory(this.path)
+    } catch (error) {
+      this.#warn(
+        `rewrote ${this.path}, but could not flush its directory (${(error as Error).message}): a power cut could bring back the file it replaced`,
+      )
+    }
   }
 
   close(): void {
     if (this.#closed) return
     this.#closed = true
-    if (this.#fd !== -1) closeSync(this.#fd)
+    if (this.#fd !== -1) closeQuietly(this.#fd)
     this.#fd = -1
-    unlinkQuietly(this.#lock)
+    this.#lock.release()
   }
 
   /** The open descriptor, opened again if a compaction lost it; never one after `close`. */
@@ -197,69 +217,56 @@ function keyFor(change: StateChange): string | undefined {
   return keyOf(change.collection, change.record)
 }
 
-function errorCode(error: unknown): string | undefined {
-  return (error as NodeJS.ErrnoException).code
-}
-
-/** `path`, or the file it links to. */
-function followLink(path: string): string {
-  try {
-    return realpathSync(path)
-  } catch {
-    return path
-  }
-}
-
 /**
- * Takes `<path>.lock` for this process. A lock whose process is gone (or is this one: a
- * container restarts with the same pid) is stale and taken over.
+ * `path`, or the file it links to, even one that does not exist yet: compaction renames over the
+ * file, and must not replace a link with a file of its own.
  */
-function acquireLock(path: string): string {
-  const lock = `${path}.lock`
-  for (let attempt = 0; attempt < 2; attempt++) {
+function followLink(path: string): string {
+  let current = path
+  for (let hops = 0; hops < 32; hops++) {
     try {
-      const fd = openSync(lock, 'wx')
+      return realpathSync(current)
+    } catch {
       try {
-        writeSync(fd, String(process.pid))
-      } finally {
-        closeSync(fd)
+        current = resolve(dirname(current), readlinkSync(current))
+      } catch {
+        return current
       }
-      return lock
-    } catch (error) {
-      if (errorCode(error) === 'ENOENT') {
-        throw new StateFileError(
-          `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
-        )
-      }
-      if (errorCode(error) !== 'EEXIST') {
-        throw new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
-      }
-      const pid = Number(readIfExists(lock)?.toString() ?? '')
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isRunning(pid)) {
-        throw new StateFileError(
-          `${path} is in use by another process (pid ${pid}, see ${lock}): stop it, or choose another --state-file`,
-        )
-      }
-      unlinkQuietly(lock)
     }
   }
-  throw new StateFileError(`cannot use ${path} as a state file: ${lock} keeps coming back`)
+  return current
 }
 
-function isRunning(pid: number): boolean {
+function lockOrExplain(path: string): FileLock {
   try {
-    process.kill(pid, 0)
-    return true
+    return FileLock.acquire(path)
   } catch (error) {
-    return errorCode(error) === 'EPERM'
+    if (errorCode(error) === 'ENOENT') {
+      throw new StateFileError(
+        `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
+      )
+    }
+    if (errorCode(error) === undefined) throw new StateFileError((error as Error).message)
+    throw new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
   }
 }
 
-function unlinkQuietly(path: string): void {
+/** Temporary files of rewrites that a crash interrupted (the lock says none is under way). */
+function removeLeftovers(path: string): void {
+  const prefix = `${basename(path)}.`
+  for (const entry of readdirSync(dirname(path))) {
+    const middle = entry.slice(prefix.length, -'.tmp'.length)
+    if (entry.startsWith(prefix) && entry.endsWith('.tmp') && /^[0-9a-f]{12}$/.test(middle)) {
+      unlinkQuietly(join(dirname(path), entry))
+    }
+  }
+}
+
+function closeQuietly(fd: number): void {
   try {
-    unlinkSync(path)
+    closeSync(fd)
   } catch {
-    // Already gone.
+    // Closed already, or a failure that loses nothing: every write was flushed.
   }
 }
 
@@ -302,14 +309,13 @@ function writeSnapshot(path: string, state: MockState): number {
     unlinkQuietly(temporary)
     throw error
   }
-  syncDirectory(dirname(path))
   return bytes.length
 }
 
-/** Makes a rename in `directory` durable, where the platform can (Windows cannot open one). */
-function syncDirectory(directory: string): void {
+/** Makes a rename of `path` durable, where the platform can (Windows cannot open a directory). */
+function syncDirectory(path: string): void {
   if (process.platform === 'win32') return
-  const fd = openSync(directory, 'r')
+  const fd = openSync(dirname(path), 'r')
   try {
     fsyncSync(fd)
   } finally {
@@ -368,7 +374,7 @@ function parse(path: string, bytes: Buffer) {
   }
   for (let line = 2; line <= lines.length; line++) {
     const entry = json(line)
-    if (!isObject(entry) || !Array.isArray(entry.changes)) {
+    if (!isObject(entry) || !Array.isArray(entry.changes) || Object.keys(entry).length !== 1) {
       return refuse(`line ${line} is not a list of changes`)
     }
     for (const change of entry.changes as unknown[]) {
@@ -377,13 +383,15 @@ function parse(path: string, bytes: Buffer) {
       if (!isObject(change) || !map || typeof change.key !== 'string') {
         return refuse(`line ${line} names no record`)
       }
-      if (change.op === 'delete') map.delete(change.key)
-      else if (change.op === 'put' && isObject(change.r)) {
+      const fields = Object.keys(change).sort().join()
+      if (change.op === 'delete' && fields === 'c,key,op') map.delete(change.key)
+      else if (change.op === 'put' && fields === 'c,key,op,r') {
+        if (!isObject(change.r)) return refuse(`line ${line} has a record that is not an object`)
         if (keyOf(name as keyof MockState, change.r) !== change.key) {
           return refuse(`line ${line} has a record that does not match its key`)
         }
         map.set(change.key, change.r)
-      } else return refuse(`line ${line} has a change that is neither put nor delete`)
+      } else return refuse(`line ${line} has a change that is neither a put nor a delete`)
     }
   }
   const records = Object.fromEntries(

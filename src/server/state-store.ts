@@ -35,7 +35,12 @@ export function createStateFileStore(
       if (!result.loaded) return seeded
       const { state } = result
       if (applyOrganisations(state, seeded.state, organisations)) {
-        explained(path, () => result.file.compact(state))
+        try {
+          explained(path, () => result.file.compact(state))
+        } catch (error) {
+          result.file.close()
+          throw error
+        }
       }
       return { state, credentials: credentialsOf(state, seeded.credentials) }
     },
@@ -49,7 +54,16 @@ export function createStateFileStore(
         throw error
       }
     },
-    replace: (state) => opened().compact(state),
+    replace(state) {
+      try {
+        opened().compact(state)
+      } catch (error) {
+        warn(
+          `could not rewrite ${path} for the reset (${(error as Error).message}): the reset answers 500, and the data stays as it was`,
+        )
+        throw error
+      }
+    },
     close: () => file?.close(),
   }
 }
