@@ -1,8 +1,8 @@
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
+import { hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'
-import { hashToken } from './token-secrets.ts'
 
 /**
  * Issues a new sign-in token for `user` and stores only its hash. Earlier tokens of the user stay
@@ -15,7 +15,7 @@ export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promi
   // Every field comes from values already valid (the stored user, our own hash and timestamps),
   // so the schema is not run again: one validation less on every identify call.
   await ctx.db.collections.signInTokens.createValidated({
-    tokenHash: hashToken(token),
+    tokenHash: hashSecret(token),
     userId: user.userId,
     orgId: user.orgId,
     issuedAt: formatTimestamp(now),
@@ -52,7 +52,7 @@ export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason:
  */
 export function redeemSignInToken(ctx: RuleContext, orgId: string, token: string): RedeemResult {
   const now = ctx.now()
-  const record = ctx.db.signInTokens.get(hashToken(token))
+  const record = ctx.db.signInTokens.get(hashSecret(token))
   const user = record && ctx.db.usersByUserId.get(record.userId)
   if (!record || !user) return { ok: false, reason: 'unknown' }
   if (record.orgId !== orgId || !ctx.db.users.get(orgKey(orgId, user.id))) {

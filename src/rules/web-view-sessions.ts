@@ -1,14 +1,13 @@
 import type { UserRecord } from '../model/records.ts'
-import { generateSignInToken } from '../secrets.ts'
+import { generateSignInToken, hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 import { formatTimestamp } from './timestamps.ts'
-import { hashToken } from './token-secrets.ts'
 
 /** Opens a web-view session for `user`; returns the session id for the cookie (stored hashed). */
 export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Promise<string> {
   const sessionId = generateSignInToken()
   await ctx.db.collections.webViewSessions.create({
-    sessionHash: hashToken(sessionId),
+    sessionHash: hashSecret(sessionId),
     userId: user.userId,
     orgId: user.orgId,
     createdAt: formatTimestamp(ctx.now()),
@@ -22,7 +21,7 @@ export function findWebViewSession(
   orgId: string,
   sessionId: string,
 ): UserRecord | undefined {
-  const session = ctx.db.webViewSessions.get(hashToken(sessionId))
+  const session = ctx.db.webViewSessions.get(hashSecret(sessionId))
   if (!session || session.orgId !== orgId) return undefined
   return ctx.db.usersByUserId.get(session.userId)
 }
