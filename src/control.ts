@@ -1,5 +1,6 @@
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import type { MockCore } from './mock-core.ts'
+import { bearerCredential } from './rules/authenticate.ts'
 import { hashSecret } from './secrets.ts'
 import { pathnameOf, type WireRequest } from './wire.ts'
 
@@ -90,15 +91,6 @@ export async function handleControl(core: MockCore, request: WireRequest): Promi
   } catch (error) {
     return toErrorResponse(error)
   }
-}
-
-/**
- * The credential of an `Authorization: Bearer <credential>` header. Only spaces and tabs separate
- * and surround the parts (HTTP's optional whitespace), so a credential with any other character
- * around it is a different credential.
- */
-function bearerCredential(header: string | null): string | undefined {
-  return header?.match(/^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i)?.[1]
 }
 
 async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
