@@ -21,8 +21,11 @@ import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
  * Each method runs inside the operation it serves, before that operation's answer is released.
  */
 export interface StateStore {
-  /** The records and credentials to start from, given the seeded ones. */
-  open(seeded: Dataset): Dataset
+  /**
+   * The records and credentials to start from, given the seeded ones and the organisations the
+   * options add (to apply on top of records kept from before).
+   */
+  open(seeded: Dataset, organisations: ResolvedMockApiOptions['organisations']): Dataset
   /**
    * Makes one operation's changes durable, or throws (the operation then answers 500, and the
    * changes are offered again with the next operation's). `records` gives every record.
@@ -70,7 +73,7 @@ export class MockCore {
       generateUserId: () => crypto.randomUUID(),
     }
     this.#store = store
-    const start = store ? store.open(this.#dataset) : this.#dataset
+    const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
     this.#credentials = start.credentials
     this.ready = this.#exclusive(() => this.#load(start.state))
   }

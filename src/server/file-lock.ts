@@ -11,6 +11,11 @@ import {
   writeSync,
 } from 'node:fs'
 
+/** Another process (or this one) holds the file: the message names it. */
+export class FileLockedError extends Error {
+  override name = 'FileLockedError'
+}
+
 /** The lock files this process holds: a second lock of one file in this process is refused too. */
 const heldHere = new Set<string>()
 
@@ -32,10 +37,10 @@ export class FileLock {
     this.#content = content
   }
 
-  /** Locks `file`, or throws an error whose message says who holds it. */
+  /** Locks `file`, or throws a {@link FileLockedError} that says who holds it. */
   static acquire(file: string): FileLock {
     const path = `${file}.lock`
-    if (heldHere.has(path)) throw new Error(`${file} is already open in this process`)
+    if (heldHere.has(path)) throw new FileLockedError(`${file} is already open in this process`)
     const content = String(process.pid)
     for (let attempt = 0; attempt < 3; attempt++) {
       if (createWith(path, content)) {
@@ -47,16 +52,16 @@ export class FileLock {
       const pid = Number(found)
       const valid = /^\d+$/.test(found) && pid > 0
       if (valid && isRunning(pid) && pid !== process.pid) {
-        throw new Error(
+        throw new FileLockedError(
           `${file} is in use by another process (pid ${pid}, see ${path}): stop it, or choose another --state-file`,
         )
       }
       if (!valid && Date.now() - modifiedMs(path) < unreadableGraceMs) {
-        throw new Error(`${file} is being opened by another process (see ${path})`)
+        throw new FileLockedError(`${file} is being opened by another process (see ${path})`)
       }
       takeOver(path, found)
     }
-    throw new Error(`${path} keeps coming back: another process is opening ${file}`)
+    throw new FileLockedError(`${path} keeps coming back: another process is opening ${file}`)
   }
 
   /** Removes the lock, if it is still this one's. */

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
 import { describeIssues } from '../errors.ts'
 import { MockCore } from '../mock-core.ts'
-import { type MockApiOptions, resolveOptions } from '../options.ts'
+import type { MockApiOptions } from '../options.ts'
 import {
   clientErrorResponse,
   createAnswer,
@@ -104,10 +104,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
   }
-  const store =
-    stateFile === undefined
-      ? undefined
-      : createStateFileStore(stateFile, resolveOptions(mockOptions).organisations)
+  const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
   const core = new MockCore(mockOptions, store)
   const answer = createAnswer(core, listenerOptions)
   await core.ready

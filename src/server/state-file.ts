@@ -17,7 +17,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { describeIssues } from '../errors.ts'
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
-import { errorCode, FileLock, unlinkQuietly } from './file-lock.ts'
+import { errorCode, FileLock, FileLockedError, unlinkQuietly } from './file-lock.ts'
 
 /**
  * The fields of a record's natural key in each collection: what a later change of the record is
@@ -107,7 +107,12 @@ export class StateFile {
     options: StateFileOptions = {},
   ): { file: StateFile; state: MockState; loaded: boolean } {
     const target = followLink(path)
-    const lock = lockOrExplain(target)
+    let lock: FileLock
+    try {
+      lock = FileLock.acquire(target)
+    } catch (error) {
+      throw asStateFileError(target, error)
+    }
     try {
       removeLeftovers(target)
       const bytes = readIfExists(target)
@@ -124,7 +129,7 @@ export class StateFile {
       return { file, state, loaded: true }
     } catch (error) {
       lock.release()
-      throw error
+      throw asStateFileError(target, error)
     }
   }
 
@@ -237,18 +242,19 @@ function followLink(path: string): string {
   return current
 }
 
-function lockOrExplain(path: string): FileLock {
-  try {
-    return FileLock.acquire(path)
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') {
-      throw new StateFileError(
-        `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
-      )
-    }
-    if (errorCode(error) === undefined) throw new StateFileError((error as Error).message)
-    throw new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
+/**
+ * `error`, as the {@link StateFileError} of a file at `path` that cannot be used: a failure to
+ * lock, read or write it, told in one line.
+ */
+export function asStateFileError(path: string, error: unknown): StateFileError {
+  if (error instanceof StateFileError) return error
+  if (errorCode(error) === 'ENOENT') {
+    return new StateFileError(
+      `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
+    )
   }
+  if (error instanceof FileLockedError) return new StateFileError(error.message)
+  return new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
 }
 
 /** Temporary files of rewrites that a crash interrupted (the lock says none is under way). */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
-import type { Credentials } from '../../fixtures/dataset.ts'
+import { apiKeyRecord, type Credentials } from '../../fixtures/dataset.ts'
 import type { StateStore } from '../mock-core.ts'
 import type { MockState } from '../model/database.ts'
 import type { ResolvedMockApiOptions } from '../options.ts'
-import { hashSecret, secretHint } from '../secrets.ts'
-import { StateFile, StateFileError } from './state-file.ts'
+import { hashSecret } from '../secrets.ts'
+import { asStateFileError, StateFile } from './state-file.ts'
 
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
@@ -19,7 +19,6 @@ export interface StateFileStore extends StateStore {
  */
 export function createStateFileStore(
   path: string,
-  organisations: ResolvedMockApiOptions['organisations'],
   warn: (message: string) => void = (message) =>
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
@@ -29,17 +28,17 @@ export function createStateFileStore(
     return file
   }
   return {
-    open(seeded) {
-      const result = explained(path, () => StateFile.open(path, () => seeded.state, { warn }))
+    open(seeded, organisations) {
+      const result = StateFile.open(path, () => seeded.state, { warn })
       file = result.file
       if (!result.loaded) return seeded
       const { state } = result
       if (applyOrganisations(state, seeded.state, organisations)) {
         try {
-          explained(path, () => result.file.compact(state))
+          result.file.compact(state)
         } catch (error) {
           result.file.close()
-          throw error
+          throw asStateFileError(result.file.path, error)
         }
       }
       return { state, credentials: credentialsOf(state, seeded.credentials) }
@@ -68,16 +67,6 @@ export function createStateFileStore(
   }
 }
 
-/** Runs `task`, any failure of it a {@link StateFileError} that names `path`. */
-function explained<T>(path: string, task: () => T): T {
-  try {
-    return task()
-  } catch (error) {
-    if (error instanceof StateFileError) throw error
-    throw new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
-  }
-}
-
 /** Adds what `organisations` name and `state` lacks; whether anything was added. */
 function applyOrganisations(
   state: MockState,
@@ -96,7 +85,7 @@ function applyOrganisations(
       if (record?.orgId === orgId) continue
       changed = true
       if (record) record.orgId = orgId
-      else state.apiKeys.push({ keyHash, keyHint: secretHint(key), orgId })
+      else state.apiKeys.push(apiKeyRecord(key, orgId))
     }
   }
   return changed
@@ -143,13 +132,13 @@ function addOrganisation(state: MockState, seeded: MockState, orgId: string): vo
  */
 function credentialsOf(state: MockState, given: Credentials[]): Credentials[] {
   const keyOrgs = new Map(state.apiKeys.map((k) => [k.keyHash, k.orgId]))
+  const keys = [...new Set(given.flatMap((c) => c.apiKeys))].map((key) => ({
+    key,
+    orgId: keyOrgs.get(hashSecret(key)),
+  }))
   return state.organisations.map(({ orgId, name }) => ({
     orgId,
     name,
-    apiKeys: [
-      ...new Set(
-        given.flatMap((c) => c.apiKeys).filter((k) => keyOrgs.get(hashSecret(k)) === orgId),
-      ),
-    ],
+    apiKeys: keys.filter((k) => k.orgId === orgId).map((k) => k.key),
   }))
 }
