@@ -86,6 +86,14 @@ export function createConnectListener(answer: Answer) {
   }
 }
 
+/** Answers an `Expect` header other than `100-continue`: 417, and the connection closed. */
+export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
+  const status = 417
+  writeResponse(res, jsonResponse(status, { code: status, message: 'Expectation failed' }), {
+    close: true,
+  })
+}
+
 /**
  * The answer to a request Node refuses before it reaches the mock: a malformed request, headers
  * over Node's size limit, or a client too slow to send its headers or its body.

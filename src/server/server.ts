@@ -5,6 +5,7 @@ import { describeIssues } from '../errors.ts'
 import { MockCore } from '../mock-core.ts'
 import type { MockApiOptions } from '../options.ts'
 import {
+  answerExpectation,
   clientErrorResponse,
   createAnswer,
   createConnectListener,
@@ -123,15 +124,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   )
   server.keepAliveTimeout = limits.keepAliveTimeoutMs
   server.on('connect', createConnectListener(answer))
-  server.on('checkExpectation', (_req, res) => {
-    const body = JSON.stringify({ code: 417, message: 'Expectation failed' })
-    res.writeHead(417, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      connection: 'close',
-    })
-    res.end(body)
-  })
+  server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy()
     else socket.end(rawResponse(clientErrorResponse(error)))
