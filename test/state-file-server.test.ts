@@ -69,9 +69,20 @@ describe('serve --state-file', () => {
       headers: auth,
     })
     expect(deleted.status).toBe(200)
+    const fault = await fetch(`${first.url}/__mock/faults`, {
+      method: 'POST',
+      body: JSON.stringify({ operation: 'identify', status: 500 }),
+    })
+    expect(fault.status).toBe(204)
+    // Keys and tokens are in the file only as hashes.
+    const text = readFileSync(path, 'utf8')
+    expect(text).toContain('"kept"')
+    for (const secret of [key, token]) expect(text).not.toContain(secret)
     await kill(first.cli)
 
     const second = await serve(path, ['--org', 'beta', '--api-key', 'beta-key'])
+    // Neither the journal nor a queued fault is kept.
+    expect(await (await fetch(`${second.url}/__mock/requests`)).json()).toEqual([])
     const stored = await users(second.url)
     expect(stored.get('kept')?.firstName).toBe('Ada')
     const reused = await webView(second.url)
@@ -93,7 +104,7 @@ describe('serve --state-file', () => {
     expect(second.cli.stdout()).toMatch(/beta\s+beta-key\n/)
     // The file holds acme's key only as a hash: it still opens acme, but cannot be shown.
     expect(second.cli.stdout()).toMatch(/acme\s+\(no key known in clear\)\n/)
-    expect((await identify(second.url, 'kept', 'Ada')).status).toBe(200)
+    expect((await identify(second.url, 'kept', 'Ada')).status).toBe(200) // the fault is gone
     const beta = await fetch(`${second.url}/api/v1/users/identify`, {
       method: 'POST',
       headers: { authorization: 'Bearer beta-key', 'content-type': 'application/json' },
@@ -110,6 +121,22 @@ describe('serve --state-file', () => {
     // The reset went back to the data the second start was given: beta with its two users.
     expect([...afterReset.values()].map((u) => u.orgId)).toEqual(['beta', 'beta'])
     await kill(third.cli)
+
+    // A key given for an organisation the file already has opens it, the old key still too.
+    const fourth = await serve(path, ['--org', 'beta', '--api-key', 'another-key'])
+    expect(fourth.cli.stdout()).toMatch(/beta\s+another-key\n/)
+    for (const apiKey of ['another-key', 'beta-key']) {
+      const answer = await fetch(`${fourth.url}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: `with-${apiKey}`, orgId: 'beta' }),
+      })
+      expect(answer.status, apiKey).toBe(200)
+    }
+    expect([...(await users(fourth.url)).values()].filter((u) => u.orgId === 'beta')).toHaveLength(
+      4,
+    )
+    await kill(fourth.cli)
   }, 60_000)
 
   it('loses nothing it answered 200 when killed with SIGKILL mid-flight, 20 times over', async () => {

@@ -58,11 +58,11 @@ export async function startCli(args: string[] = []) {
 
 /**
  * Runs the CLI with `args` and expects what a user given a bad option or file should see: a
- * non-zero exit and one line on stderr, matching `message`, with no stack trace. The stderr.
+ * exit code 1 and one line on stderr, matching `message`, with no stack trace. The stderr.
  */
 export async function expectRefusal(args: string[], message: RegExp): Promise<string> {
   const cli = runCli(args)
-  expect((await cli.exit).code).not.toBe(0)
+  expect((await cli.exit).code).toBe(1)
   const lines = cli.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)
   expect(lines[0]).toMatch(message)
