@@ -68,7 +68,7 @@ const notes: string[] = []
 const say = (text: string) => process.stdout.write(`${text}\n`)
 
 // In this process every in-process figure goes through msw's `setupServer`, whose interception
-// leaks about 27 KB per `fetch` (see bench/msw-leak.ts); without the workaround the heap grows
+// leaks about 50 KB per `fetch` (see bench/msw-leak.ts); without the workaround the heap grows
 // by gigabytes over the run and the garbage collector's work distorts every later figure.
 closeHandlesOfClosedSockets()
 

@@ -20,4 +20,4 @@ process.on('message', async (message: { type: string }) => {
 process.on('SIGTERM', () => {
   server.close().finally(() => process.exit(0))
 })
-process.send?.({ type: 'ready', url: server.url, credentials: server.core.credentials })
+process.send?.({ type: 'ready', url: server.url })

@@ -9,6 +9,7 @@
 import { fileURLToPath } from 'node:url'
 import { identifyUpdates, load } from './lib/http-load.ts'
 import { type Memory, type MockServer, send, startMockServer } from './lib/processes.ts'
+import { mb } from './lib/report.ts'
 
 export interface SoakResult {
   calls: number
@@ -57,8 +58,6 @@ async function settledMemory(
   if (answer.status !== 200) throw new Error(`identify answered ${answer.status}`)
   return server.memory()
 }
-
-const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const calls = Number(process.argv[2] ?? 1_000_000)

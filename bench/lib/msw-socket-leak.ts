@@ -5,7 +5,7 @@ import type { Socket } from 'node:net'
  * A workaround for a leak in msw 3's interception in Node (`@mswjs/interceptors` 0.45): every
  * intercepted connection's TCP handle is never closed (the mocked socket replaces `_destroy`
  * without closing `_handle`), and an open handle keeps its socket, its undici client and their
- * buffers alive: about 27 KB per `fetch`. The mocked response also ends the connection, so every
+ * buffers alive: about 50 KB per `fetch`. The mocked response also ends the connection, so every
  * `fetch` opens a new one. This closes the handle of every client socket once it has closed;
  * a real socket has none left by then, so it is left alone. `bench/msw-leak.ts` reproduces it.
  *

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { binPath, send } from './processes.ts'
+import { repoRoot, send } from './processes.ts'
 
 /** The Prism release measured: its mock server from the npm registry, run through `npx`. */
 export const prismPackage = '@stoplight/prism-cli@5'
@@ -14,17 +12,13 @@ export interface Prism {
 }
 
 /**
- * Prism's mock of the API's OpenAPI document (written by `identify-api-mock openapi`), logging
- * off. `npx` installs it from the npm registry on first use; `undefined` and the reason when it
+ * Prism's mock of the API's OpenAPI document (the committed `openapi.json`, which the test suite
+ * keeps equal to what `identify-api-mock openapi` writes), logging off. `npx` installs it from the npm registry on first use; `undefined` and the reason when it
  * cannot (offline, say), so that the benchmark still runs without it.
  */
 export async function startPrism(): Promise<Prism | { unavailable: string }> {
   if (process.env.BENCH_PRISM === '0') return { unavailable: 'skipped (BENCH_PRISM=0)' }
-  const spec = join(mkdtempSync(join(tmpdir(), 'identify-api-mock-bench-')), 'openapi.json')
-  const write = spawn(process.execPath, [binPath, 'openapi', '--out', spec], { stdio: 'ignore' })
-  if ((await new Promise((resolve) => write.on('exit', resolve))) !== 0) {
-    return { unavailable: 'could not write the OpenAPI document (run npm run build)' }
-  }
+  const spec = join(repoRoot, 'openapi.json')
   const port = await freePort()
   const child = spawn(
     'npx',

@@ -18,7 +18,6 @@ export interface Memory {
 /** A standalone mock server in a process of its own (see `bench/server-child.ts`). */
 export interface MockServer {
   url: string
-  credentials: Credentials[]
   /** Heap (after garbage collection) and RSS of the server process. */
   memory(): Promise<Memory>
   stop(): Promise<void>
@@ -29,10 +28,9 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
-  const ready = await nextMessage<{ url: string; credentials: Credentials[] }>(child, 'ready')
+  const ready = await nextMessage<{ url: string }>(child, 'ready')
   return {
     url: ready.url,
-    credentials: ready.credentials,
     memory: async () => {
       const reply = nextMessage<Memory>(child, 'memory')
       child.send({ type: 'memory' })
