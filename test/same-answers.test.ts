@@ -1,8 +1,8 @@
-import { request } from 'node:http'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createMockApi } from '../src/index.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
+import { sendRaw } from './support/http-client.ts'
 
 /**
  * The standalone server (`node:http` straight to `dispatch`) and the MSW handlers (`fetch`,
@@ -86,19 +86,14 @@ function headersOf(step: Step): Record<string, string> {
 }
 
 /** One step over a real connection, read as bytes. */
-function overHttp(url: string, step: Step): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}${step.path}`, { method: step.method, headers: headersOf(step) })
-    req.on('response', (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
-      )
-    })
-    req.on('error', reject)
-    req.end(step.body)
+async function overHttp(url: string, step: Step): Promise<{ status: number; body: string }> {
+  const { status, text } = await sendRaw(url, {
+    method: step.method,
+    target: step.path,
+    headers: headersOf(step),
+    body: step.body === undefined ? null : Buffer.from(step.body),
   })
+  return { status, body: text }
 }
 
 async function throughMsw(step: Step): Promise<{ status: number; body: string }> {

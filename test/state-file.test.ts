@@ -125,6 +125,13 @@ describe('the state file', () => {
       /two users of one organisation have the same id/,
     ],
     [
+      'a record that does not fit its schema',
+      editSnapshot((s) => {
+        Object.assign(s.state.users[0] as object, { registrationStatus: 'xregistered' })
+      }),
+      /a record does not fit its schema: users\.0\.registrationStatus: .+/,
+    ],
+    [
       'a record that is not an object',
       editSnapshot((s) => s.state.users.push(null)),
       /a record of "users" is not an object/,
