@@ -2,16 +2,10 @@ import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { MockCore, type MockState, type WireResponse } from '../src/index.ts'
 import { expectAnswer, expectedAnswer, pathOf } from './support/api-oracle.ts'
-import {
-  announceSeed,
-  anyString,
-  apiTarget,
-  httpMethod,
-  propertyParameters,
-} from './support/arbitraries.ts'
+import { announceSeed, anyString, apiTarget, httpMethod } from './support/arbitraries.ts'
 import {
   type ApiCase,
-  apiCase,
+  assertApiCases,
   type MockConfiguration,
   mockConfigurations,
   worldOf,
@@ -100,12 +94,10 @@ describe('properties through MockCore.dispatch', () => {
         ),
       },
     )
-    await fc.assert(
-      fc.asyncProperty(
-        apiCase({ state: seeded, credentials, wide: true, methods: method, targets: () => target }),
-        check,
-      ),
-      propertyParameters(3),
+    await assertApiCases(
+      { state: seeded, credentials, wide: true, methods: method, targets: () => target },
+      check,
+      { scale: 3 },
     )
   }, 120_000)
 
@@ -115,19 +107,17 @@ describe('properties through MockCore.dispatch', () => {
       { weight: 1, arbitrary: fc.constantFrom('delete', 'Delete', 'CONNECT', 'PRI', 'X-Y', '') },
       { weight: 1, arbitrary: anyString },
     )
-    await fc.assert(
-      fc.asyncProperty(
-        apiCase({
-          state: seeded,
-          credentials,
-          wide: true,
-          methods: method,
-          targets: apiTarget,
-          bodyFreq: 3,
-        }),
-        check,
-      ),
-      propertyParameters(3),
+    await assertApiCases(
+      {
+        state: seeded,
+        credentials,
+        wide: true,
+        methods: method,
+        targets: apiTarget,
+        bodyFreq: 3,
+      },
+      check,
+      { scale: 3 },
     )
   }, 120_000)
 })

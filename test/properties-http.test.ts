@@ -17,8 +17,9 @@ import {
 import { keepAliveAgent, sendRaw } from './support/http-client.ts'
 import {
   type ApiCase,
-  apiCase,
+  assertApiCases,
   fixedNow,
+  identifyCalls,
   type MockConfiguration,
   mockConfigurations,
   worldOf,
@@ -96,42 +97,21 @@ const elsewhere = fc.constantFrom(
 
 describe('properties through the HTTP server', () => {
   it('answers any identify call as the contract says, and changes nothing on an error', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        apiCase({
-          state: seeded,
-          credentials,
-          wide: false,
-          methods: fc.oneof(
-            { weight: 12, arbitrary: fc.constant('POST') },
-            { weight: 1, arbitrary: httpMethod() },
-          ),
-          targets: () => fc.constant('/api/v1/users/identify'),
-        }),
-        check,
-      ),
-      propertyParameters(),
-    )
+    await assertApiCases({ state: seeded, credentials, ...identifyCalls(httpMethod()) }, check)
   }, 120_000)
 
   it('answers any method and target as the contract says', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        apiCase({
-          state: seeded,
-          credentials,
-          wide: false,
-          methods: httpMethod(),
-          targets: (pools) =>
-            fc.oneof(
-              { weight: 8, arbitrary: apiTarget(pools) },
-              { weight: 1, arbitrary: elsewhere },
-            ),
-          bodyFreq: 3,
-        }),
-        check,
-      ),
-      propertyParameters(),
+    await assertApiCases(
+      {
+        state: seeded,
+        credentials,
+        wide: false,
+        methods: httpMethod(),
+        targets: (pools) =>
+          fc.oneof({ weight: 8, arbitrary: apiTarget(pools) }, { weight: 1, arbitrary: elsewhere }),
+        bodyFreq: 3,
+      },
+      check,
     )
   }, 120_000)
 })

@@ -9,6 +9,7 @@ import {
   identifyValue,
   nonJsonBody,
   otherHeaders,
+  propertyParameters,
   prototypeNames,
 } from './arbitraries.ts'
 
@@ -130,4 +131,37 @@ export function apiCase(options: CaseOptions): fc.Arbitrary<ApiCase> {
       otherHeaders: options.wide ? fc.constant([]) : otherHeaders,
     })
   })
+}
+
+/**
+ * Identify calls as a transport carries them: mostly `POST`, now and then one of `otherMethods`,
+ * always to the identify path.
+ */
+export function identifyCalls(
+  otherMethods: fc.Arbitrary<string>,
+): Pick<CaseOptions, 'wide' | 'methods' | 'targets'> {
+  return {
+    wide: false,
+    methods: fc.oneof(
+      { weight: 12, arbitrary: fc.constant('POST') },
+      { weight: 1, arbitrary: otherMethods },
+    ),
+    targets: () => fc.constant('/api/v1/users/identify'),
+  }
+}
+
+/**
+ * Runs `check` on every case `options` generate (those `keep` lets through), from the suite's
+ * fixed seed, with `scale` times its runs.
+ */
+export function assertApiCases(
+  options: CaseOptions,
+  check: (c: ApiCase) => Promise<void>,
+  { scale = 1, keep }: { scale?: number; keep?: (c: ApiCase) => boolean } = {},
+): Promise<void> {
+  const cases = apiCase(options)
+  return fc.assert(
+    fc.asyncProperty(keep ? cases.filter(keep) : cases, check),
+    propertyParameters(scale),
+  )
 }
