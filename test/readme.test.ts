@@ -42,7 +42,9 @@ describe('README', () => {
   it('lists every option of serve --help in its option table', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'serve', '--help'])
     const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
-    expect(flags).toContain('--state-file')
+    expect(flags).toEqual(
+      expect.arrayContaining(['--journal-size', '--no-control', '--control-token', '--state-file']),
+    )
     const table = section('## Standalone server')
     for (const flag of flags.filter((f) => f !== '--help')) {
       expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))

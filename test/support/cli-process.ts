@@ -30,15 +30,25 @@ export function runCli(args: string[]): CliProcess {
   return { child, stdout: () => out, stderr: () => err, exit }
 }
 
-/** Waits until the CLI's output matches `pattern`; fails with what it printed if it exits first. */
-export async function waitForOutput(cli: CliProcess, pattern: RegExp, timeoutMs = 15_000) {
+/**
+ * Waits until the CLI's standard output (or `stream`) matches `pattern`; fails with what it
+ * printed if it exits first.
+ */
+export async function waitForOutput(
+  cli: CliProcess,
+  pattern: RegExp,
+  {
+    stream = 'stdout',
+    timeoutMs = 15_000,
+  }: { stream?: 'stdout' | 'stderr'; timeoutMs?: number } = {},
+) {
   const deadline = Date.now() + timeoutMs
   let exited = false
   cli.exit.then(() => {
     exited = true
   })
   for (;;) {
-    const match = cli.stdout().match(pattern)
+    const match = cli[stream]().match(pattern)
     if (match) return match
     if (exited || Date.now() > deadline) {
       throw new Error(
