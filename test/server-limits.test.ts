@@ -198,6 +198,22 @@ describe('keep-alive limits', () => {
     }
   })
 
+  it('closes a connection after 1,000 requests by default, answering each of them', async () => {
+    const server = await startServer({ port: 0 })
+    try {
+      const conn = await openConnection(server.url)
+      await writeAll(conn.socket, request.repeat(1001))
+      await conn.closed
+      const answers = conn.received().split('HTTP/1.1 ').slice(1)
+      expect(answers).toHaveLength(1000)
+      expect(answers.every((a) => a.startsWith('200 OK'))).toBe(true)
+      expect(answers[998]).toMatch(/connection: keep-alive/i)
+      expect(answers[999]).toMatch(/connection: close/i)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('closes a connection after maxRequestsPerSocket requests', async () => {
     const server = await startServer({ port: 0, maxRequestsPerSocket: 2 })
     try {

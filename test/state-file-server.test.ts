@@ -122,8 +122,13 @@ describe('serve --state-file', () => {
     expect([...afterReset.values()].map((u) => u.orgId)).toEqual(['beta', 'beta'])
     await kill(third.cli)
 
-    // A key given for an organisation the file already has opens it, the old key still too.
-    const fourth = await serve(path, ['--org', 'beta', '--api-key', 'another-key'])
+    // A key given for an organisation the file already has opens it, the old key still too; the
+    // seed options only say what a reset goes back to, and change nothing the file holds.
+    const fourth = await serve(path, [
+      ...['--seed', '9', '--users', '5'],
+      ...['--org', 'beta', '--api-key', 'another-key'],
+    ])
+    expect([...(await users(fourth.url)).values()]).toEqual([...afterReset.values()])
     expect(fourth.cli.stdout()).toMatch(/beta\s+another-key\n/)
     for (const apiKey of ['another-key', 'beta-key']) {
       const answer = await fetch(`${fourth.url}/api/v1/users/identify`, {

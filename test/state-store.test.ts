@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest'
+import fs, { mkdtempSync, rmSync } from 'node:fs'
+import { syncBuiltinESMExports } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { MockCore, type MockState } from '../src/index.ts'
 import type { StateStore } from '../src/mock-core.ts'
 import type { StateChange } from '../src/model/database.ts'
+import { createStateFileStore } from '../src/server/state-store.ts'
 import { dispatchJson } from './support/dispatch.ts'
 
 const key = 'store-key'
@@ -94,5 +99,36 @@ describe('a mock with a state store', () => {
     expect((await identify(core, 'kept')).status).toBe(200)
     await expect(core.reset()).rejects.toThrow('disk full')
     expect((await core.state()).users.map((u) => u.id)).toContain('kept')
+  })
+})
+
+describe('the state file store', () => {
+  afterEach(() => {
+    vi.restoreAllMocks()
+    syncBuiltinESMExports()
+  })
+
+  it('says in one line why a call answered 500 when the file cannot take its change', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'state-store-'))
+    const warnings: string[] = []
+    const store = createStateFileStore(join(dir, 'state.jsonl'), (m) => warnings.push(m))
+    const core = new MockCore(options, store)
+    try {
+      await core.ready
+      vi.spyOn(fs, 'fsyncSync').mockImplementationOnce(() => {
+        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+      })
+      syncBuiltinESMExports()
+      expect((await identify(core, 'u-1')).status).toBe(500)
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /^could not write to .*state\.jsonl \(ENOSPC: no space left on device\): the call answers 500, and its change is written with the next one$/,
+        ),
+      ])
+      expect((await identify(core, 'u-2')).status).toBe(200)
+    } finally {
+      store.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
