@@ -261,7 +261,7 @@ describe('requests Node refuses, answered in JSON', () => {
     ],
     [
       'headers over 16 KiB',
-      `GET /api/v1/users/identify HTTP/1.1\r\nHost: m\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+      `GET /api/v1/users/identify HTTP/1.1\r\nHost: m\r\nX-Big: ${'a'.repeat(16_500)}\r\n\r\n`,
       'HTTP/1.1 431 Request Header Fields Too Large',
       errorBody(431, 'Request header fields too large'),
     ],
@@ -290,6 +290,16 @@ describe('requests Node refuses, answered in JSON', () => {
       expect((await fetch(`${server.url}/__mock/health`)).status).toBe(200)
     })
   }
+
+  it('accepts headers just under 16 KiB', async () => {
+    const conn = await openConnection(server.url)
+    await writeAll(
+      conn.socket,
+      `GET /__mock/health HTTP/1.1\r\nHost: m\r\nX-Big: ${'a'.repeat(15 * 1024)}\r\nConnection: close\r\n\r\n`,
+    )
+    await conn.closed
+    expect(firstResponse(conn.received()).statusLine).toBe('HTTP/1.1 200 OK')
+  })
 
   it('answers a client that sends Expect: 100-continue as usual', async () => {
     const key = server.core.credentials[0]?.apiKeys[0] ?? ''
