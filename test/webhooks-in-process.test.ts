@@ -32,7 +32,10 @@ const api = createMockApi({
   webhooks: [{ url: startUrl, events: ['user.course.started'] }],
   webhookRetrySchedule: retrySchedule,
   webhookTimeoutMs: timeoutMs,
-  now: () => new Date((clock += 1000)),
+  now: () => {
+    clock += 1000
+    return new Date(clock)
+  },
 })
 
 const received: Record<string, ReceivedDelivery[]> = { [receiverUrl]: [], [startUrl]: [] }
