@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { Webhook } from 'svix'
 import { expect } from 'vitest'
 import { webhookEnvelopeSchema } from '../../src/index.ts'
@@ -30,4 +32,44 @@ export function expectSignedDelivery(delivery: ReceivedDelivery, secret: string)
 /** The headers of a Fetch `Request` or a Node request, as a plain object of lowercase names. */
 export function plainHeaders(headers: Iterable<[string, string]>): Record<string, string> {
   return Object.fromEntries([...headers].map(([name, value]) => [name.toLowerCase(), value]))
+}
+
+/** A local HTTP receiver on a free port: what it got, and what it answers next. */
+export interface LocalReceiver {
+  url: string
+  received: ReceivedDelivery[]
+  /** The statuses to answer next, in order; 200 once they are used up. */
+  answers: number[]
+  close(): Promise<void>
+}
+
+/** Starts a {@link LocalReceiver} on 127.0.0.1, port 0. */
+export async function startReceiver(): Promise<LocalReceiver> {
+  const received: ReceivedDelivery[] = []
+  const receiver: Omit<LocalReceiver, 'url' | 'close'> = { received, answers: [] }
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (chunk: Buffer) => chunks.push(chunk))
+    req.on('end', () => {
+      received.push({
+        headers: plainHeaders(
+          Object.entries(req.headers).map(([name, value]) => [name, String(value)]),
+        ),
+        body: Buffer.concat(chunks).toString('utf8'),
+        receivedAt: performance.now(),
+      })
+      res.statusCode = receiver.answers.shift() ?? 200
+      res.end()
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return Object.assign(receiver, {
+    url: `http://127.0.0.1:${port}/webhooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      }),
+  })
 }
