@@ -72,12 +72,12 @@ program
     [],
   )
   .option(
-    '--webhook-secret <whsec_...>',
-    'signing secret for every --webhook-url (default: one generated per endpoint, printed)',
+    '--webhook-secret <secret>',
+    'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
   )
   .option(
-    '--webhook-retry-schedule <ms,ms,...>',
-    "delays before each webhook retry, each from the attempt before (default: Svix's)",
+    '--webhook-retry-schedule <ms,ms>',
+    "comma-separated ms before each webhook retry, each from the attempt before (default: Svix's)",
     integerList,
   )
   .option('--no-control', 'disable the /__mock control endpoints (they answer 404)')
