@@ -1,7 +1,7 @@
 import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { Webhook, WebhookVerificationError } from 'svix'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   ApiError,
   createMockApi,
@@ -246,6 +246,14 @@ describe('api.events.raise, delivered to an MSW handler', () => {
     expect(delivery?.delivered).toBe(false)
   })
 
+  it('does not follow a redirect: a 3xx is a failed attempt, retried', async () => {
+    api.webhooks.add({ url: receiverUrl })
+    answers = [307, 200]
+    await api.events.raise({ type: 'x.y', data: {} })
+    await api.webhooks.settled()
+    expect(api.webhooks.deliveries()[0]?.attempts.map((a) => a.status)).toEqual([307, 200])
+  })
+
   it('counts an attempt that outlasts the timeout as failed, and retries it', async () => {
     api.webhooks.add({ url: receiverUrl })
     answers = ['hang', 200]
@@ -412,5 +420,30 @@ describe('api.webhooks', () => {
       busy.webhooks.cancel()
       releaseHanging()
     }
+  })
+})
+
+describe('the deliveries kept', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals()
+  })
+
+  it('are the newest 1,000', async () => {
+    // A global fetch that answers at once: deliveries go through whichever fetch is global.
+    const posted: string[] = []
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      posted.push(new Headers(init.headers).get('svix-id') ?? '')
+      return new Response(null, { status: 204 })
+    })
+    const many = createMockApi({ seededOrganisations: 0, webhooks: [{ url: receiverUrl }] })
+    const raised = []
+    for (let i = 0; i < 1001; i++)
+      raised.push(await many.events.raise({ type: 'x.y', data: { i } }))
+    await many.webhooks.settled()
+    expect(posted).toEqual(raised.map((e) => e.id))
+    const kept = many.webhooks.deliveries()
+    expect(kept).toHaveLength(1000)
+    expect(kept.map((d) => d.id)).toEqual(raised.slice(1).map((e) => e.id))
+    expect(kept.every((d) => d.delivered)).toBe(true)
   })
 })

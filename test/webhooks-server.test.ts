@@ -1,3 +1,6 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
 import { generateWebhookSecret } from '../src/webhooks/signature.ts'
@@ -212,6 +215,47 @@ describe('/__mock/webhooks', () => {
     expect(await (await control('/__mock/webhooks')).json()).toEqual([
       { id: expect.any(String), url: receiver.url, events: null },
     ])
+  })
+})
+
+describe('an endpoint that refuses connections', () => {
+  it('records a network error with its code, never the URL, and retries', async () => {
+    const gone = await startReceiver()
+    await gone.close()
+    await control('/__mock/webhooks', { body: { url: gone.url } })
+    await control('/__mock/events', { body: { type: 'a.b', data: {} } })
+    await server.core.webhooks.settled()
+    const deliveries = await (await control('/__mock/webhooks/deliveries')).json()
+    const refused = deliveries.find((d: { delivered: boolean }) => !d.delivered)
+    expect(refused.attempts).toEqual([
+      { at: expect.any(String), error: 'network error (ECONNREFUSED)' },
+      { at: expect.any(String), error: 'network error (ECONNREFUSED)' },
+    ])
+  })
+})
+
+describe('with a --state-file', () => {
+  it('keeps webhook endpoints, secrets and deliveries out of the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'webhooks-state-'))
+    const stateFile = join(dir, 'state.jsonl')
+    const persisted = await startServer({
+      port: 0,
+      stateFile,
+      webhooks: [{ url: receiver.url, secret: startSecret }],
+    })
+    try {
+      const event = await persisted.core.events.raise({ type: 'a.b', data: {} })
+      await persisted.core.webhooks.settled()
+      await persisted.core.reset()
+      const text = await readFile(stateFile, 'utf8')
+      expect(text.length).toBeGreaterThan(0)
+      for (const secretOrId of [startSecret, event.id, receiver.url, 'whsec_']) {
+        expect(text).not.toContain(secretOrId)
+      }
+    } finally {
+      await persisted.close()
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 })
 
