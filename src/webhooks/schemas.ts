@@ -166,6 +166,8 @@ export const customWebhookEventInputSchema = z.strictObject({
 /**
  * One attempt of a delivery: when it started, and the status the receiver answered or why there
  * was none (a timeout, a network error).
+ *
+ * @example webhookAttemptSchema.parse({ at: '2025-11-06T09:58:58.233Z', status: 500 })
  */
 export const webhookAttemptSchema = z.object({
   at: eventTimestampSchema,
