@@ -1,34 +1,75 @@
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import type { MockCore } from './mock-core.ts'
+import { createRouteMatcher } from './routes.ts'
 import { bearerCredential } from './rules/authenticate.ts'
 import { hashSecret } from './secrets.ts'
+import type { WebhookEndpointInput, WebhookEventInput } from './webhooks/schemas.ts'
 import { pathnameOf, type WireRequest } from './wire.ts'
 
 type ControlRoute = {
   method: string
-  run: (core: MockCore, request: WireRequest) => Promise<WireResponse>
+  path: string
+  run: (
+    core: MockCore,
+    request: WireRequest,
+    params: Record<string, string>,
+  ) => Promise<WireResponse>
 }
 
 /**
- * The control endpoints' route table: path, method, and what each does. A `Map`, so that a path
- * such as `/__mock/__proto__` can never reach a property of `Object.prototype`.
+ * The control endpoints' route table: path, method, and what each does. Paths are matched
+ * segment by segment, never as property names, so that a path such as `/__mock/__proto__` can
+ * never reach a property of `Object.prototype`.
  */
-const controlRoutes = new Map<string, ControlRoute>([
-  [
-    '/__mock/reset',
-    {
-      method: 'POST',
-      run: async (core) => {
-        await core.reset()
-        return noContent
-      },
+export const controlRoutes = [
+  {
+    method: 'POST',
+    path: '/__mock/reset',
+    run: async (core) => {
+      await core.reset()
+      return noContent
     },
-  ],
-  ['/__mock/faults', { method: 'POST', run: addFault }],
-  ['/__mock/state', { method: 'GET', run: async (core) => jsonResponse(200, await core.state()) }],
-  ['/__mock/requests', { method: 'GET', run: async (core) => jsonResponse(200, core.requests()) }],
-  ['/__mock/health', { method: 'GET', run: async () => jsonResponse(200, { status: 'ok' }) }],
-])
+  },
+  { method: 'POST', path: '/__mock/faults', run: addFault },
+  {
+    method: 'GET',
+    path: '/__mock/state',
+    run: async (core) => jsonResponse(200, await core.state()),
+  },
+  {
+    method: 'GET',
+    path: '/__mock/requests',
+    run: async (core) => jsonResponse(200, core.requests()),
+  },
+  { method: 'GET', path: '/__mock/health', run: async () => jsonResponse(200, { status: 'ok' }) },
+  { method: 'POST', path: '/__mock/webhooks', run: addWebhook },
+  {
+    method: 'GET',
+    path: '/__mock/webhooks',
+    // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
+    run: async (core) =>
+      jsonResponse(
+        200,
+        core.webhooks.list().map(({ secret: _, ...endpoint }) => endpoint),
+      ),
+  },
+  {
+    method: 'GET',
+    path: '/__mock/webhooks/deliveries',
+    run: async (core) => jsonResponse(200, core.webhooks.deliveries()),
+  },
+  {
+    method: 'DELETE',
+    path: '/__mock/webhooks/:id',
+    run: async (core, _request, { id = '' }) => {
+      if (!core.webhooks.remove(id)) throw new ApiError('webhookNotFound')
+      return noContent
+    },
+  },
+  { method: 'POST', path: '/__mock/events', run: raiseEvent },
+] as const satisfies readonly ControlRoute[]
+
+const matchControlRoute = createRouteMatcher<ControlRoute>(controlRoutes)
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
@@ -81,35 +122,64 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
  * does once the request is let in.
  */
 export async function handleControl(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  const route = controlRoutes.get(pathnameOf(request.target))
-  if (!route) return toErrorResponse(new ApiError('notFound'))
-  if (route.method !== request.method) {
-    return toErrorResponse(new ApiError('methodNotAllowed', { allow: route.method }))
-  }
   try {
-    return await route.run(core, request)
+    const { route, params } = matchControlRoute(request.method, pathnameOf(request.target))
+    return await route.run(core, request, params)
   } catch (error) {
     return toErrorResponse(error)
   }
 }
 
 async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  let fault: unknown
-  try {
-    fault = JSON.parse(new TextDecoder().decode(request.body ?? new Uint8Array()))
-  } catch {
+  const fault = readJsonObject(request)
+  if (!fault) {
     return badRequest('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
   }
-  if (typeof fault !== 'object' || fault === null || Array.isArray(fault)) {
-    return badRequest('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
-  }
-  const { operation, ...options } = fault as Record<string, unknown>
-  try {
+  const { operation, ...options } = fault
+  return answerBadInput(() => {
     core.failNext(operation as 'identify', options as { status: number })
-  } catch (error) {
-    return badRequest(error instanceof Error ? error.message : String(error))
+    return noContent
+  })
+}
+
+async function addWebhook(core: MockCore, request: WireRequest): Promise<WireResponse> {
+  const endpoint = readJsonObject(request)
+  if (!endpoint) return badRequest('The body must be a JSON object: {"url","secret"?,"events"?}.')
+  return answerBadInput(() =>
+    jsonResponse(201, core.webhooks.add(endpoint as WebhookEndpointInput)),
+  )
+}
+
+async function raiseEvent(core: MockCore, request: WireRequest): Promise<WireResponse> {
+  const event = readJsonObject(request)
+  if (!event) return badRequest('The body must be a JSON object: {"type", …}.')
+  return answerBadInput(async () =>
+    jsonResponse(202, await core.events.raise(event as WebhookEventInput)),
+  )
+}
+
+/** The body as a JSON object; `undefined` when it is anything else. */
+function readJsonObject(request: WireRequest): Record<string, unknown> | undefined {
+  let value: unknown
+  try {
+    value = JSON.parse(new TextDecoder().decode(request.body ?? new Uint8Array()))
+  } catch {
+    return undefined
   }
-  return noContent
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined
+  return value as Record<string, unknown>
+}
+
+/** The answer of `run`; a `TypeError` (input the control refuses) is a 400 with its message. */
+async function answerBadInput(
+  run: () => WireResponse | Promise<WireResponse>,
+): Promise<WireResponse> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof TypeError) return badRequest(error.message)
+    throw error
+  }
 }
 
 function badRequest(message: string): WireResponse {

@@ -7,9 +7,12 @@ export interface JournalEntry {
   durationMs: number
 }
 
-/** The journal of API calls: a ring buffer that keeps the newest `capacity` entries. */
-export class Journal {
-  readonly #entries: JournalEntry[] = []
+/**
+ * A ring buffer that keeps the newest `capacity` entries: the journal of API calls, and the
+ * webhook deliveries.
+ */
+export class Journal<T = JournalEntry> {
+  readonly #entries: T[] = []
   readonly #capacity: number
   #next = 0
 
@@ -17,14 +20,14 @@ export class Journal {
     this.#capacity = capacity
   }
 
-  add(entry: JournalEntry): void {
+  add(entry: T): void {
     if (this.#entries.length < this.#capacity) this.#entries.push(entry)
     else this.#entries[this.#next] = entry
     this.#next = (this.#next + 1) % this.#capacity
   }
 
   /** The entries, oldest first. */
-  list(): JournalEntry[] {
+  list(): T[] {
     if (this.#entries.length < this.#capacity) return [...this.#entries]
     return [...this.#entries.slice(this.#next), ...this.#entries.slice(0, this.#next)]
   }

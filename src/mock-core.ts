@@ -14,6 +14,9 @@ import { formatTimestamp } from './rules/timestamps.ts'
 import { createTokenSource } from './secrets.ts'
 import { sleep, systemClock } from './time.ts'
 import { answerWebView, webViewPath } from './web-view/answer.ts'
+import { buildWebhookEvent } from './webhooks/build-event.ts'
+import type { RaisedWebhookEvent, WebhookEventInput } from './webhooks/schemas.ts'
+import { type WebhookControls, Webhooks } from './webhooks/webhooks.ts'
 import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
 
 /**
@@ -44,6 +47,30 @@ export class MockCore {
   readonly options: ResolvedMockApiOptions
   /** Resolves once the seeded data is loaded; every request and control waits for it anyway. */
   readonly ready: Promise<void>
+  /**
+   * The webhook endpoints and their deliveries.
+   *
+   * @example
+   * const { secret } = api.webhooks.add({ url: 'https://receiver.test/webhooks' })
+   * await api.webhooks.settled()
+   */
+  readonly webhooks: WebhookControls
+  /**
+   * Raising events, as the platform would: delivered to every endpoint that receives the type.
+   *
+   * @example
+   * const event = await api.events.raise({ type: 'notifications.sent', orgId: 'org-1', id: 'user-1' })
+   * event.id // 'msg_…': the svix-id of every attempt
+   */
+  readonly events: {
+    /**
+     * Queues the event for delivery and returns it with its message id. Rejects with a
+     * `TypeError` for invalid input, and with the API's 404 `User not found` for a named event
+     * whose user does not exist.
+     */
+    raise(input: WebhookEventInput): Promise<RaisedWebhookEvent>
+  }
+  readonly #webhooks: Webhooks
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
   readonly #journal: Journal
@@ -71,6 +98,21 @@ export class MockCore {
       authFailureStatus: o.authFailureStatus,
       generateToken: o.generateToken ?? createTokenSource(),
       generateUserId: () => crypto.randomUUID(),
+    }
+    this.#webhooks = new Webhooks({
+      endpoints: o.webhooks,
+      retrySchedule: o.webhookRetrySchedule,
+      timeoutMs: o.webhookTimeoutMs,
+      now: this.#ctx.now,
+    })
+    this.webhooks = this.#webhooks
+    this.events = {
+      raise: (input) =>
+        this.#exclusive(async () => {
+          const event = buildWebhookEvent(this.#ctx, input)
+          this.#webhooks.publish(event)
+          return event
+        }),
     }
     this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
@@ -115,8 +157,12 @@ export class MockCore {
     return response
   }
 
-  /** Back to the seeded data, with the journal and the queued faults cleared. */
+  /**
+   * Back to the seeded data, with the journal, the queued faults and the webhook deliveries
+   * cleared (pending retries cancelled, endpoints added since the start removed).
+   */
   async reset(): Promise<void> {
+    this.#webhooks.reset()
     await this.#exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
       this.#store?.replace(this.#dataset.state)

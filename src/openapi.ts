@@ -14,6 +14,11 @@ import {
   userProfileInputSchema,
   userProfileSchema,
 } from './schemas.ts'
+import {
+  notificationsSentEventSchema,
+  userCourseStartedEventSchema,
+  webhookEnvelopeSchema,
+} from './webhooks/schemas.ts'
 
 const components = {
   UserProfileInput: [
@@ -25,6 +30,15 @@ const components = {
   IdentifyUserResponse: [identifyUserResponseSchema, 'The 200 body of identify.'],
   DeleteUserResponse: [deleteUserResponseSchema, 'The 200 body of delete.'],
   ErrorResponse: [errorResponseSchema, 'Every error body: `code` equals the HTTP status.'],
+  WebhookEnvelope: [
+    webhookEnvelopeSchema,
+    'The body of every webhook delivery. `timestamp` is when the event happened (milliseconds and `Z`), not when it was delivered.',
+  ],
+  NotificationsSentEvent: [
+    notificationsSentEventSchema,
+    'Reminders and admin notifications, one item per user, for the receiver to forward as pushes.',
+  ],
+  UserCourseStartedEvent: [userCourseStartedEventSchema, 'A user started a course.'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>
 
 const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` })
@@ -62,6 +76,45 @@ const methodNotAllowed = errorResponse(
   'The path exists, but not with the method used (a status of this mock). The Allow header lists the method it has.',
   { Allow: { schema: { type: 'string' } } },
 )
+const svixHeaders = [
+  ['svix-id', 'The message id (`msg_…`), the same on every retry of one message.'],
+  ['svix-timestamp', 'Unix time in seconds of this attempt.'],
+  [
+    'svix-signature',
+    'Space-separated `v1,<base64>` entries: HMAC-SHA256 over `<svix-id>.<svix-timestamp>.<raw body>`, keyed with the base64-decoded part of the endpoint secret after `whsec_`.',
+  ],
+].map(([name, description]) => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+}))
+
+/** A webhook the platform posts to the customer's endpoint, signed as Svix signs. */
+function webhook(name: 'NotificationsSentEvent' | 'UserCourseStartedEvent', summary: string) {
+  return {
+    post: {
+      operationId: name.replace(/^./, (c) => c.toLowerCase()),
+      summary,
+      description:
+        'Posted to every endpoint subscribed to the type, signed with the endpoint secret. Any other answer than a 2xx, a timeout (15 s) or a network error is retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the attempt before) with the same svix-id.',
+      security: [],
+      parameters: svixHeaders,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': { schema: { allOf: [ref('WebhookEnvelope'), ref(name)] } },
+        },
+      },
+      responses: {
+        '200': { description: 'Received: any 2xx ends the retries.' },
+        '400': { description: 'Refused (a bad signature, say): the delivery is retried.' },
+      },
+    },
+  }
+}
+
 const internal = errorResponse('internal', 'Server failure.')
 const forbidden = errorResponse(
   'forbidden',
@@ -71,7 +124,7 @@ const forbidden = errorResponse(
 /**
  * The OpenAPI 3.1 document of the API, generated from the same zod schemas the mock validates
  * with. It covers both operations, the bearer scheme, every documented status and the statuses
- * this mock adds (401, 405).
+ * this mock adds (401, 405), and the two named webhooks with their envelope.
  *
  * @example
  * import { createOpenApiDocument } from 'identify-api-mock'
@@ -155,6 +208,10 @@ export function createOpenApiDocument() {
           },
         },
       },
+    },
+    webhooks: {
+      'notifications.sent': webhook('NotificationsSentEvent', 'Notifications sent'),
+      'user.course.started': webhook('UserCourseStartedEvent', 'User started a course'),
     },
     components: {
       schemas: componentSchemas(),

@@ -2,6 +2,8 @@ import { z } from 'zod'
 import { datasetDefaults } from '../fixtures/dataset.ts'
 import { describeIssues } from './errors.ts'
 import type { Clock } from './time.ts'
+import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
+import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
 
 const organisationSchema = z.strictObject({
   orgId: z.string().min(1),
@@ -47,6 +49,21 @@ export const mockApiOptionsSchema = z.strictObject({
     .default({ close: 'webview:close', sessionRefresh: 'webview:session-refresh' }),
   /** How many API calls the journal keeps (the newest). */
   journalSize: z.int().min(1).default(1000),
+  /**
+   * Webhook endpoints (`{ url, secret?, events? }`), registered at start: they survive a reset.
+   * A secret is generated for each one that has none.
+   */
+  webhooks: z.array(webhookEndpointInputSchema).max(webhookLimits.endpoints).default([]),
+  /**
+   * The delays before each webhook retry, in milliseconds, each counted from the attempt before
+   * it; by default Svix's (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
+   */
+  webhookRetrySchedule: z
+    .array(z.int().min(0).max(86_400_000))
+    .max(20)
+    .default(() => [...svixRetrySchedule]),
+  /** How long one webhook attempt may take before it counts as failed, in milliseconds. */
+  webhookTimeoutMs: z.int().min(1).max(600_000).default(15_000),
 })
 
 export type MockApiOptions = z.input<typeof mockApiOptionsSchema>

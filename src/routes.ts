@@ -12,26 +12,48 @@ export interface RouteMatch {
   params: Record<string, string>
 }
 
-const compiled = apiRoutes.map((route) => ({ ...route, segments: route.path.split('/') }))
+/** A route of a table: a method and a path whose `:name` segments are parameters. */
+export interface Route {
+  readonly method: string
+  readonly path: string
+}
 
 /**
- * The route of `method` and `pathname` (as sent, still percent-encoded). Parameters are
- * percent-decoded once. A path no route has, an empty parameter or one that is not valid
- * percent-encoding is a 404 `Not found`; a known path with another method is a 405 with `Allow`.
+ * The matcher of a route table: the route of `method` and `pathname` (as sent, still
+ * percent-encoded) and its parameters, percent-decoded once. A path no route has, an empty
+ * parameter or one that is not valid percent-encoding is a 404 `Not found`; a known path with
+ * another method is a 405 with `Allow`. The first route that matches wins.
+ *
+ * @example
+ * const match = createRouteMatcher([{ method: 'DELETE', path: '/things/:id' }])
+ * match('DELETE', '/things/a%2Fb') // { route, params: { id: 'a/b' } }
+ */
+export function createRouteMatcher<R extends Route>(table: readonly R[]) {
+  const compiled = table.map((route) => ({ route, segments: route.path.split('/') }))
+  return (method: string, pathname: string): { route: R; params: Record<string, string> } => {
+    const segments = pathname.split('/')
+    const allowed: string[] = []
+    for (const { route, segments: pattern } of compiled) {
+      const params = matchSegments(pattern, segments)
+      if (!params) continue
+      if (route.method === method) return { route, params }
+      if (!allowed.includes(route.method)) allowed.push(route.method)
+    }
+    if (allowed.length > 0) throw new ApiError('methodNotAllowed', { allow: allowed.join(', ') })
+    throw new ApiError('notFound')
+  }
+}
+
+const matchApiRoute = createRouteMatcher(apiRoutes)
+
+/**
+ * The API route of `method` and `pathname`, as {@link createRouteMatcher} matches it.
  *
  * @example matchRoute('DELETE', '/api/v1/users/org-1/a%2Fb') // params: { orgId: 'org-1', id: 'a/b' }
  */
 export function matchRoute(method: string, pathname: string): RouteMatch {
-  const segments = pathname.split('/')
-  const allowed: string[] = []
-  for (const route of compiled) {
-    const params = matchSegments(route.segments, segments)
-    if (!params) continue
-    if (route.method === method) return { operation: route.operation, params }
-    allowed.push(route.method)
-  }
-  if (allowed.length > 0) throw new ApiError('methodNotAllowed', { allow: allowed.join(', ') })
-  throw new ApiError('notFound')
+  const { route, params } = matchApiRoute(method, pathname)
+  return { operation: route.operation, params }
 }
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]) {

@@ -120,3 +120,5 @@ export type UserProfile = z.infer<typeof userProfileSchema>
 export type IdentifyUserResponse = z.infer<typeof identifyUserResponseSchema>
 export type DeleteUserResponse = z.infer<typeof deleteUserResponseSchema>
 export type ErrorResponse = z.infer<typeof errorResponseSchema>
+
+export * from './webhooks/schemas.ts'

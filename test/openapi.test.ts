@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createOpenApiDocument } from '../src/index.ts'
+import { createOpenApiDocument, type WebhookEventInput } from '../src/index.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
 
 const run = promisify(execFile)
@@ -138,6 +138,38 @@ describe('real traffic to the standalone server, validated against openapi.json'
     expect(await res.json()).toEqual(document)
     const post = await fetch(`${server.url}/openapi.json`, { method: 'POST' })
     expect(post.status).toBe(405)
+  })
+
+  it('describes both named webhooks, and the events the mock raises match them', async () => {
+    expect(Object.keys(document.webhooks)).toEqual(['notifications.sent', 'user.course.started'])
+    const [user] = (await server.core.state()).users
+    if (!user) throw new Error('no seeded user')
+    for (const [type, name] of [
+      ['notifications.sent', 'NotificationsSentEvent'],
+      ['user.course.started', 'UserCourseStartedEvent'],
+    ] as const) {
+      const post = document.webhooks[type].post
+      expect(post.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'svix-id',
+        'svix-timestamp',
+        'svix-signature',
+      ])
+      expect(post.requestBody.content['application/json'].schema.allOf).toEqual([
+        { $ref: '#/components/schemas/WebhookEnvelope' },
+        { $ref: `#/components/schemas/${name}` },
+      ])
+      const { id: _, ...envelope } = await server.core.events.raise({
+        type,
+        orgId: user.orgId,
+        id: user.id,
+      } as WebhookEventInput)
+      for (const schema of ['WebhookEnvelope', name]) {
+        const validate = ajv.getSchema(`openapi.json#/components/schemas/${schema}`)
+        expect(validate?.(envelope), JSON.stringify(validate?.errors)).toBe(true)
+      }
+      const other = ajv.getSchema(`openapi.json#/components/schemas/${name}`)
+      expect(other?.({ ...envelope, api_version: '2024-01-01' })).toBe(false)
+    }
   })
 
   it('accepts what the real API may send: profile fields absent or null', () => {

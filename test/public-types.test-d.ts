@@ -11,10 +11,15 @@ import {
   type MockApiOptions,
   type MockState,
   type Operation,
+  type RaisedWebhookEvent,
   type RedeemResult,
   type UserProfile,
   type UserProfileInput,
   type userProfileSchema,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  type WebhookEventInput,
 } from '../src/index.ts'
 
 describe('createMockApi', () => {
@@ -77,5 +82,39 @@ describe('schema types', () => {
     expectTypeOf<DeleteUserResponse>().toEqualTypeOf<{ id: string; deleted: boolean }>()
     expectTypeOf<ErrorResponse>().toEqualTypeOf<{ code: number; message: string }>()
     expectTypeOf<z.infer<typeof userProfileSchema>>().toEqualTypeOf<UserProfile>()
+  })
+})
+
+describe('api.webhooks and api.events', () => {
+  it('are typed from their zod schemas, without any', () => {
+    const api = createMockApi()
+    expectTypeOf(api.webhooks.add).toEqualTypeOf<
+      (endpoint: WebhookEndpointInput) => WebhookEndpoint
+    >()
+    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<() => WebhookDelivery[]>()
+    expectTypeOf(api.webhooks.settled).toEqualTypeOf<() => Promise<void>>()
+    expectTypeOf(api.events.raise).toEqualTypeOf<
+      (input: WebhookEventInput) => Promise<RaisedWebhookEvent>
+    >()
+    expectTypeOf<WebhookEndpoint>().toEqualTypeOf<{
+      id: string
+      url: string
+      secret: string
+      events: string[] | null
+    }>()
+    expectTypeOf<WebhookDelivery['attempts'][number]>().toEqualTypeOf<{
+      at: string
+      status?: number | undefined
+      error?: string | undefined
+    }>()
+    expectTypeOf<RaisedWebhookEvent['api_version']>().toEqualTypeOf<'2022-11-15'>()
+    // A named event needs its user; any other type needs its data.
+    expectTypeOf<{ type: 'notifications.sent'; orgId: string }>().not.toExtend<WebhookEventInput>()
+    expectTypeOf<{
+      type: 'notifications.sent'
+      orgId: string
+      id: string
+    }>().toExtend<WebhookEventInput>()
+    expectTypeOf<{ type: 'user.registered'; data: { a: 1 } }>().toExtend<WebhookEventInput>()
   })
 })

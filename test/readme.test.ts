@@ -1,8 +1,13 @@
 import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
+import { HttpResponse, http } from 'msw'
+import { setupServer } from 'msw/node'
+import { Webhook, WebhookVerificationError } from 'svix'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createMockApi, type MockApi } from '../src/index.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
+import { generateWebhookSecret } from '../src/webhooks/signature.ts'
 import { cliPath } from './support/cli-process.ts'
 
 const run = promisify(execFile)
@@ -94,8 +99,64 @@ describe('README', () => {
       'Rate limits',
       'identify: 400, 403, 500',
       'delete: 403, 404, 500',
+      '`whsec_` and base64',
+      '5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each after the attempt before',
+      'a timeout (15 s) or a network error retries',
+      'First attempts go out in the order raised',
+      'keeps it in its body',
+      'Raising an event for it answers 404 `User not found`',
     ]) {
       expect(documented).toContain(phrase)
     }
+  })
+
+  it('has webhook snippets that work as written: the retry test and the svix verification', async () => {
+    const blocks = [...section('## Webhooks').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
+      (m[1] ?? '').replace(/^import .*$/gm, ''),
+    )
+    const [verification = '', retries = ''] = blocks
+    const AsyncFunction = (async () => {}).constructor as new (
+      ...args: string[]
+    ) => (...values: unknown[]) => Promise<unknown>
+
+    const run = new AsyncFunction(
+      'HttpResponse',
+      'http',
+      'setupServer',
+      'createMockApi',
+      `${retries}\nreturn { api, server }`,
+    )
+    const { api, server } = (await run(HttpResponse, http, setupServer, createMockApi)) as {
+      api: MockApi
+      server: { close(): void }
+    }
+    try {
+      const [delivery] = api.webhooks.deliveries()
+      expect(delivery?.attempts.map((a) => a.status)).toEqual([500, 200])
+      const spacing = (delivery?.attempts ?? []).map((a) => Date.parse(a.at))
+      expect((spacing[1] ?? 0) - (spacing[0] ?? 0)).toBeGreaterThanOrEqual(50)
+    } finally {
+      server.close()
+    }
+
+    const secret = generateWebhookSecret()
+    const rawBody = '{"object":"event","type":"a.b","api_version":"2022-11-15","data":{}}'
+    const id = 'msg_readme'
+    const headers = {
+      'svix-id': id,
+      'svix-timestamp': String(Math.floor(Date.now() / 1000)),
+      'svix-signature': new Webhook(secret).sign(id, new Date(), rawBody),
+    }
+    const verify = new AsyncFunction(
+      'Webhook',
+      'secret',
+      'rawBody',
+      'headers',
+      `${verification}\nreturn event`,
+    )
+    expect(await verify(Webhook, secret, rawBody, headers)).toMatchObject({ type: 'a.b' })
+    await expect(verify(Webhook, secret, rawBody.replace('a.b', 'a.c'), headers)).rejects.toThrow(
+      WebhookVerificationError,
+    )
   })
 })

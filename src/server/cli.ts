@@ -2,6 +2,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Credentials } from '../../fixtures/dataset.ts'
 import { datasetDefaults } from '../../fixtures/dataset.ts'
+import { controlRoutes } from '../control.ts'
+import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
 
@@ -63,6 +65,21 @@ program
     '--state-file <path>',
     'keep the data in this file: loaded at start, every change on disk before it is answered',
   )
+  .option(
+    '--webhook-url <url>',
+    'post signed webhooks to this endpoint (repeatable; http: is fine locally)',
+    collect,
+    [],
+  )
+  .option(
+    '--webhook-secret <secret>',
+    'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
+  )
+  .option(
+    '--webhook-retry-schedule <ms,ms>',
+    "comma-separated ms before each webhook retry, each from the attempt before (default: Svix's)",
+    integerList,
+  )
   .option('--no-control', 'disable the /__mock control endpoints (they answer 404)')
   .addOption(
     new Option(
@@ -75,6 +92,8 @@ program
     if (flags.org && flags.apiKey.length === 0)
       command.error('error: --org needs at least one --api-key <key>')
     if (flags.controlToken === '') command.error('error: --control-token must not be empty')
+    if (flags.webhookSecret !== undefined && flags.webhookUrl.length === 0)
+      command.error('error: --webhook-secret needs at least one --webhook-url <url>')
     if (!flags.control && flags.controlToken !== undefined)
       command.error('error: --control-token needs the control endpoints: drop --no-control')
     await serve(flags)
@@ -111,6 +130,9 @@ interface ServeFlags {
   control: boolean
   controlToken?: string
   stateFile?: string
+  webhookUrl: string[]
+  webhookSecret?: string
+  webhookRetrySchedule?: number[]
 }
 
 async function serve(flags: ServeFlags) {
@@ -130,6 +152,8 @@ async function serve(flags: ServeFlags) {
     control: flags.control,
     controlToken: flags.controlToken,
     stateFile: flags.stateFile,
+    webhooks: flags.webhookUrl.map((url) => ({ url, secret: flags.webhookSecret })),
+    webhookRetrySchedule: flags.webhookRetrySchedule,
   }
   let running: RunningServer
   try {
@@ -144,6 +168,7 @@ async function serve(flags: ServeFlags) {
     throw error
   }
   const credentials = running.core.credentials
+  const webhooks = running.core.webhooks.list()
   const curl = curlLine(running.url, credentials)
   const address = running.server.address()
   if (address && typeof address === 'object' && !isLoopback(address.address)) {
@@ -153,10 +178,10 @@ async function serve(flags: ServeFlags) {
   }
   if (flags.json) {
     process.stdout.write(
-      `${JSON.stringify({ url: running.url, organisations: credentials, curl })}\n`,
+      `${JSON.stringify({ url: running.url, organisations: credentials, curl, webhooks })}\n`,
     )
   } else {
-    process.stdout.write(banner(running.url, credentials, curl, controlLine(flags)))
+    process.stdout.write(banner(running.url, credentials, curl, webhooks, controlLine(flags)))
   }
   const stop = () => {
     setTimeout(() => process.exit(0), 1500).unref()
@@ -185,8 +210,7 @@ function isLoopback(address: string): boolean {
 
 function controlLine(flags: ServeFlags): string {
   if (!flags.control) return 'Controls: off (--no-control).'
-  const endpoints =
-    'POST /__mock/reset, POST /__mock/faults, GET /__mock/state, GET /__mock/requests, GET /__mock/health'
+  const endpoints = controlRoutes.map((route) => `${route.method} ${route.path}`).join(', ')
   // The token is not printed: unlike the API keys, it was not made up by the mock.
   return flags.controlToken
     ? `Controls (with Authorization: Bearer <your --control-token>): ${endpoints}`
@@ -197,6 +221,7 @@ function banner(
   url: string,
   credentials: Credentials[],
   curl: string | null,
+  webhooks: WebhookEndpoint[],
   controls: string,
 ): string {
   const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
@@ -213,6 +238,12 @@ function banner(
     '',
     ...(curl ? ['Try it:', `  ${curl}`, ''] : []),
     `Web view: ${url}/webview?orgId=<orgId>&token=<token from identify>&webview=true`,
+    ...(webhooks.length > 0
+      ? [
+          'Webhooks (endpoint id, URL, signing secret):',
+          ...webhooks.map((w) => `  ${w.id}  ${w.url}  ${w.secret}`),
+        ]
+      : []),
     controls,
     'Stop with Ctrl+C.',
     '',
@@ -239,6 +270,13 @@ function positiveNumber(value: string) {
   const n = Number(value)
   if (!(n > 0) || !Number.isFinite(n)) throw new InvalidArgumentError('expected a number above 0.')
   return n
+}
+
+function integerList(value: string) {
+  if (!/^\d+(,\d+)*$/.test(value)) {
+    throw new InvalidArgumentError('expected whole numbers of milliseconds, e.g. 100,1000,5000.')
+  }
+  return value.split(',').map(Number)
 }
 
 function collect(value: string, previous: string[]) {

@@ -65,6 +65,7 @@ export interface RunningServer {
   url: string
   core: MockCore
   server: Server
+  /** Stops the server, and cancels the webhook deliveries queued or waiting for a retry. */
   close(): Promise<void>
 }
 
@@ -148,6 +149,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     server,
     close: () =>
       new Promise((resolve) => {
+        core.webhooks.cancel()
         server.close(() => resolve())
         server.closeAllConnections()
       }),

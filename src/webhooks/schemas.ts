@@ -1,0 +1,209 @@
+import { z } from 'zod'
+import { webhookLimits } from './limits.ts'
+import { webhookSecretKey } from './signature.ts'
+
+/**
+ * An event type: what Svix accepts as one (letters, digits, `.`, `_`, `-`), e.g.
+ * `notifications.sent`.
+ *
+ * @example webhookEventTypeSchema.parse('user.course.started')
+ */
+export const webhookEventTypeSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, ".", "_" or "-"')
+
+const receiverUrlSchema = z
+  .string()
+  .max(webhookLimits.urlLength)
+  .pipe(z.url({ protocol: /^https?$/, error: 'expected an http: or https: URL' }))
+  .refine((url) => {
+    const { username, password } = new URL(url)
+    return username === '' && password === ''
+  }, 'must not carry credentials')
+
+/**
+ * A webhook endpoint to register: where to post, the signing secret (`whsec_<base64>`,
+ * generated when omitted) and the event types it receives (every type when omitted).
+ *
+ * @example webhookEndpointInputSchema.parse({ url: 'http://127.0.0.1:3000/webhooks' })
+ */
+export const webhookEndpointInputSchema = z.strictObject({
+  url: receiverUrlSchema,
+  secret: z
+    .string()
+    .refine(
+      (secret) => webhookSecretKey(secret) !== undefined,
+      'expected whsec_ and the base64 of 16 to 64 bytes',
+    )
+    .optional(),
+  events: z
+    .array(webhookEventTypeSchema)
+    .min(1)
+    .max(webhookLimits.eventTypesPerEndpoint)
+    .optional(),
+})
+
+/**
+ * A registered webhook endpoint. `events` is `null` when it receives every type.
+ *
+ * @example webhookEndpointSchema.parse({ id: 'ep_…', url, secret: 'whsec_…', events: null })
+ */
+export const webhookEndpointSchema = z.strictObject({
+  id: z.string(),
+  url: z.string(),
+  secret: z.string(),
+  events: z.array(z.string()).nullable(),
+})
+
+/** When an event happened: milliseconds and `Z`, e.g. `2025-11-06T09:58:58.233Z`. */
+const eventTimestampSchema = z.iso.datetime({ precision: 3 })
+
+/**
+ * The envelope of every delivery, as `webhooks.md` shows it.
+ *
+ * @example webhookEnvelopeSchema.parse(JSON.parse(deliveredBody))
+ */
+export const webhookEnvelopeSchema = z.object({
+  object: z.literal('event'),
+  type: z.string(),
+  api_version: z.literal('2022-11-15'),
+  timestamp: eventTimestampSchema,
+  data: z.record(z.string(), z.unknown()),
+})
+
+const userFields = {
+  /** The platform's internal user id: the API's `userId`. */
+  user_id: z.string(),
+  /** The caller's own `id` from identify. */
+  custom_id: z.string().nullable(),
+  phone_number: z.string().nullable(),
+}
+
+/**
+ * One notification of a `notifications.sent` event, for one user.
+ *
+ * @example notificationSchema.parse({ title, body, path: '/learning', user_id, custom_id, phone_number: null })
+ */
+export const notificationSchema = z.object({
+  title: z.string(),
+  body: z.string(),
+  /** The web-view path to open when tapped, e.g. `/learning`. */
+  path: z.string(),
+  ...userFields,
+})
+
+/**
+ * A `notifications.sent` delivery: reminders and admin notifications, to forward as pushes.
+ *
+ * @example notificationsSentEventSchema.parse(JSON.parse(deliveredBody))
+ */
+export const notificationsSentEventSchema = webhookEnvelopeSchema.extend({
+  type: z.literal('notifications.sent'),
+  data: z.object({ notifications: z.array(notificationSchema) }),
+})
+
+/**
+ * A `user.course.started` delivery.
+ *
+ * @example userCourseStartedEventSchema.parse(JSON.parse(deliveredBody))
+ */
+export const userCourseStartedEventSchema = webhookEnvelopeSchema.extend({
+  type: z.literal('user.course.started'),
+  data: z.object({ ...userFields, course_id: z.string() }),
+})
+
+/**
+ * An event as raised: its message id (`msg_…`, the `svix-id` of every attempt) and the envelope.
+ *
+ * @example raisedWebhookEventSchema.parse(await (await fetch(`${url}/__mock/events`, …)).json())
+ */
+export const raisedWebhookEventSchema = webhookEnvelopeSchema.extend({ id: z.string() })
+
+const eventInputTimestampSchema = z.iso
+  .datetime({ offset: true })
+  .transform((text) => new Date(text).toISOString())
+  .optional()
+
+const userTarget = { orgId: z.string().min(1), id: z.string().min(1) }
+
+/**
+ * The two named events a test raises (`POST /__mock/events`, `api.events.raise`), each with the
+ * user it is for. `timestamp` (ISO 8601 with an offset) makes a late event; it defaults to now.
+ *
+ * @example namedWebhookEventInputSchemas['notifications.sent'].parse({ type: 'notifications.sent', orgId: 'org-1', id: 'u-1' })
+ */
+export const namedWebhookEventInputSchemas = {
+  'notifications.sent': z.strictObject({
+    type: z.literal('notifications.sent'),
+    ...userTarget,
+    title: z.string().optional(),
+    body: z.string().optional(),
+    path: z.string().optional(),
+    timestamp: eventInputTimestampSchema,
+  }),
+  'user.course.started': z.strictObject({
+    type: z.literal('user.course.started'),
+    ...userTarget,
+    courseId: z.string().min(1).optional(),
+    timestamp: eventInputTimestampSchema,
+  }),
+}
+
+/**
+ * Any other event a test raises: its type and its `data`, given whole (the platform's catalogue
+ * is not public).
+ *
+ * @example customWebhookEventInputSchema.parse({ type: 'user.registered', data: { user_id: 'u' } })
+ */
+export const customWebhookEventInputSchema = z.strictObject({
+  type: webhookEventTypeSchema,
+  data: z.record(z.string(), z.unknown()),
+  timestamp: eventInputTimestampSchema,
+})
+
+/**
+ * One attempt of a delivery: when it started, and the status the receiver answered or why there
+ * was none (a timeout, a network error).
+ *
+ * @example webhookAttemptSchema.parse({ at: '2025-11-06T09:58:58.233Z', status: 500 })
+ */
+export const webhookAttemptSchema = z.object({
+  at: eventTimestampSchema,
+  status: z.int().optional(),
+  error: z.string().optional(),
+})
+
+/**
+ * One message to one endpoint, as `api.webhooks.deliveries()` and
+ * `GET /__mock/webhooks/deliveries` list it.
+ *
+ * @example webhookDeliverySchema.array().parse(api.webhooks.deliveries())
+ */
+export const webhookDeliverySchema = z.object({
+  /** The message id: the `svix-id` of every attempt. */
+  id: z.string(),
+  /** The endpoint's id. */
+  endpoint: z.string(),
+  type: z.string(),
+  attempts: z.array(webhookAttemptSchema),
+  delivered: z.boolean(),
+})
+
+export type WebhookEndpointInput = z.input<typeof webhookEndpointInputSchema>
+export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>
+export type WebhookEnvelope = z.output<typeof webhookEnvelopeSchema>
+export type Notification = z.output<typeof notificationSchema>
+export type NotificationsSentEvent = z.output<typeof notificationsSentEventSchema>
+export type UserCourseStartedEvent = z.output<typeof userCourseStartedEventSchema>
+export type RaisedWebhookEvent = z.output<typeof raisedWebhookEventSchema>
+export type WebhookEventInput =
+  | {
+      [K in keyof typeof namedWebhookEventInputSchemas]: z.input<
+        (typeof namedWebhookEventInputSchemas)[K]
+      >
+    }[keyof typeof namedWebhookEventInputSchemas]
+  | z.input<typeof customWebhookEventInputSchema>
+export type WebhookAttempt = z.output<typeof webhookAttemptSchema>
+export type WebhookDelivery = z.output<typeof webhookDeliverySchema>

@@ -1,0 +1,251 @@
+import { ApiError, describeIssues } from '../errors.ts'
+import { Journal } from '../journal.ts'
+import type { Clock } from '../time.ts'
+import { webhookLimits } from './limits.ts'
+import {
+  type RaisedWebhookEvent,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  webhookEndpointInputSchema,
+} from './schemas.ts'
+import {
+  generateWebhookId,
+  generateWebhookSecret,
+  signWebhook,
+  webhookSecretKey,
+} from './signature.ts'
+
+/** How a mock's webhooks behave: the endpoints given at start, the retries, the clock. */
+export interface WebhookSettings {
+  endpoints: readonly WebhookEndpointInput[]
+  /** The delays before each retry, in milliseconds, each counted from the attempt before it. */
+  retrySchedule: readonly number[]
+  /** How long one attempt may take before it counts as failed. */
+  timeoutMs: number
+  now: Clock
+}
+
+/**
+ * The webhook endpoints of a mock and their deliveries, as `api.webhooks` exposes them.
+ *
+ * @example
+ * const { secret } = api.webhooks.add({ url: 'https://receiver.test/webhooks' })
+ * await api.events.raise({ type: 'notifications.sent', orgId: 'org-1', id: 'user-1' })
+ * await api.webhooks.settled()
+ * api.webhooks.deliveries() // [{ id: 'msg_…', endpoint: 'ep_…', attempts: [{ at, status: 200 }], delivered: true }]
+ */
+export interface WebhookControls {
+  /** Registers an endpoint (gone after a reset); its secret is generated when not given. */
+  add(endpoint: WebhookEndpointInput): WebhookEndpoint
+  /** Removes an endpoint and cancels its pending retries; `false` when there was none. */
+  remove(id: string): boolean
+  /** The endpoints, with their secrets. */
+  list(): WebhookEndpoint[]
+  /** One entry per message and endpoint, oldest first (the newest 1,000). */
+  deliveries(): WebhookDelivery[]
+  /** Resolves when no delivery is queued, in flight or waiting for a retry. */
+  settled(): Promise<void>
+  /** Cancels every delivery queued, in flight or waiting for a retry. */
+  cancel(): void
+}
+
+interface Endpoint extends WebhookEndpoint {
+  key: Uint8Array
+  /** Given at start: it survives a reset. */
+  permanent: boolean
+}
+
+/** One message to one endpoint, until it is delivered, given up or cancelled. */
+interface Delivery {
+  record: WebhookDelivery
+  endpoint: Endpoint
+  body: string
+  signal: AbortSignal
+  timer?: ReturnType<typeof setTimeout>
+}
+
+/**
+ * Delivers events to the endpoints as Svix does: signed, retried on the schedule with the same
+ * message id until a 2xx, first attempts in the order raised. Deliveries go out through the
+ * global `fetch`, looked up at each attempt, so that a test's MSW handler can receive them.
+ */
+export class Webhooks implements WebhookControls {
+  readonly #settings: WebhookSettings
+  readonly #endpoints = new Map<string, Endpoint>()
+  readonly #deliveries = new Journal<WebhookDelivery>(webhookLimits.keptDeliveries)
+  /** The deliveries queued, in flight or waiting for a retry. */
+  readonly #pending = new Set<Delivery>()
+  /** Per endpoint, the end of its queue of first attempts. */
+  #queues = new Map<string, Promise<void>>()
+  #abort = new AbortController()
+  #waiters: Array<() => void> = []
+
+  constructor(settings: WebhookSettings) {
+    this.#settings = settings
+    for (const endpoint of settings.endpoints) this.#register(endpoint, true)
+  }
+
+  add(endpoint: WebhookEndpointInput): WebhookEndpoint {
+    if (this.#endpoints.size >= webhookLimits.endpoints) {
+      throw new TypeError(`Invalid webhook: at most ${webhookLimits.endpoints} endpoints`)
+    }
+    return this.#register(endpoint, false)
+  }
+
+  remove(id: string): boolean {
+    if (!this.#endpoints.delete(id)) return false
+    for (const delivery of this.#pending) {
+      if (delivery.endpoint.id !== id || delivery.timer === undefined) continue
+      clearTimeout(delivery.timer)
+      this.#finish(delivery)
+    }
+    return true
+  }
+
+  list(): WebhookEndpoint[] {
+    return [...this.#endpoints.values()].map(({ id, url, secret, events }) => ({
+      id,
+      url,
+      secret,
+      events: events && [...events],
+    }))
+  }
+
+  deliveries(): WebhookDelivery[] {
+    return structuredClone(this.#deliveries.list())
+  }
+
+  settled(): Promise<void> {
+    if (this.#pending.size === 0) return Promise.resolve()
+    return new Promise((resolve) => this.#waiters.push(resolve))
+  }
+
+  cancel(): void {
+    this.#abort.abort()
+    this.#abort = new AbortController()
+    for (const delivery of this.#pending) clearTimeout(delivery.timer)
+    this.#pending.clear()
+    this.#queues = new Map()
+    this.#wakeWaiters()
+  }
+
+  /** Cancels every delivery, forgets them, and drops the endpoints added since the start. */
+  reset(): void {
+    this.cancel()
+    this.#deliveries.clear()
+    for (const [id, endpoint] of this.#endpoints) {
+      if (!endpoint.permanent) this.#endpoints.delete(id)
+    }
+  }
+
+  /**
+   * Queues `event` for every endpoint that receives its type. Refused (429) while too many
+   * deliveries are pending.
+   */
+  publish(event: RaisedWebhookEvent): void {
+    const { id, ...envelope } = event
+    const body = JSON.stringify(envelope)
+    const targets = [...this.#endpoints.values()].filter(
+      (endpoint) => endpoint.events === null || endpoint.events.includes(event.type),
+    )
+    if (this.#pending.size + targets.length > webhookLimits.pendingDeliveries) {
+      throw new ApiError('tooManyPendingDeliveries')
+    }
+    for (const endpoint of targets) {
+      const record = { id, endpoint: endpoint.id, type: event.type, attempts: [], delivered: false }
+      this.#deliveries.add(record)
+      const delivery: Delivery = { record, endpoint, body, signal: this.#abort.signal }
+      this.#pending.add(delivery)
+      const queue = this.#queues.get(endpoint.id) ?? Promise.resolve()
+      this.#queues.set(
+        endpoint.id,
+        queue.then(() => this.#attempt(delivery)),
+      )
+    }
+  }
+
+  #register(input: WebhookEndpointInput, permanent: boolean): WebhookEndpoint {
+    const parsed = webhookEndpointInputSchema.safeParse(input)
+    if (!parsed.success) {
+      throw new TypeError(`Invalid webhook: ${describeIssues(parsed.error.issues)}`)
+    }
+    const { url, events } = parsed.data
+    const secret = parsed.data.secret ?? generateWebhookSecret()
+    const key = webhookSecretKey(secret) as Uint8Array
+    const endpoint = { id: generateWebhookId('ep'), url, secret, events: events ?? null }
+    this.#endpoints.set(endpoint.id, { ...endpoint, key, permanent })
+    return { ...endpoint, events: events ? [...events] : null }
+  }
+
+  async #attempt(delivery: Delivery): Promise<void> {
+    const { record, endpoint, body, signal } = delivery
+    delivery.timer = undefined
+    if (signal.aborted) return
+    if (this.#endpoints.get(endpoint.id) !== endpoint) return this.#finish(delivery)
+    const now = this.#settings.now()
+    const timestamp = Math.floor(now.getTime() / 1000)
+    const outcome = await this.#post(endpoint.url, body, signal, {
+      'svix-id': record.id,
+      'svix-timestamp': String(timestamp),
+      'svix-signature': signWebhook(endpoint.key, record.id, timestamp, body),
+    })
+    if (signal.aborted) return
+    record.attempts.push({ at: now.toISOString(), ...outcome })
+    if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
+      record.delivered = true
+      return this.#finish(delivery)
+    }
+    const delay = this.#settings.retrySchedule[record.attempts.length - 1]
+    if (delay === undefined || this.#endpoints.get(endpoint.id) !== endpoint) {
+      return this.#finish(delivery)
+    }
+    delivery.timer = setTimeout(() => void this.#attempt(delivery), delay)
+    // A retry waiting for hours must not keep a test run or a CLI process alive on its own.
+    ;(delivery.timer as { unref?: () => void }).unref?.()
+  }
+
+  async #post(
+    url: string,
+    body: string,
+    signal: AbortSignal,
+    headers: Record<string, string>,
+  ): Promise<Omit<WebhookAttempt, 'at'>> {
+    const { timeoutMs } = this.#settings
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+        // Svix does not follow redirects: a 3xx is a failed attempt.
+        redirect: 'manual',
+        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      })
+      await response.body?.cancel().catch(() => undefined)
+      return { status: response.status }
+    } catch (error) {
+      return { error: describeFailure(error, timeoutMs) }
+    }
+  }
+
+  #finish(delivery: Delivery): void {
+    this.#pending.delete(delivery)
+    if (this.#pending.size === 0) this.#wakeWaiters()
+  }
+
+  #wakeWaiters(): void {
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const wake of waiters) wake()
+  }
+}
+
+/** Why an attempt got no answer, without the URL or anything else the error may carry. */
+function describeFailure(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === 'TimeoutError') {
+    return `no answer within ${timeoutMs} ms`
+  }
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
+  return typeof cause?.code === 'string' ? `network error (${cause.code})` : 'network error'
+}
