@@ -2,6 +2,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Credentials } from '../../fixtures/dataset.ts'
 import { datasetDefaults } from '../../fixtures/dataset.ts'
+import { controlPaths } from '../control-paths.ts'
+import { identifyCurlLine } from '../curl-line.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
 
@@ -145,6 +147,7 @@ async function serve(flags: ServeFlags) {
   }
   const credentials = running.core.credentials
   const curl = curlLine(running.url, credentials)
+  const inspector = flags.control ? `${running.url}${controlPaths.inspector}` : null
   const address = running.server.address()
   if (address && typeof address === 'object' && !isLoopback(address.address)) {
     process.stderr.write(
@@ -153,10 +156,10 @@ async function serve(flags: ServeFlags) {
   }
   if (flags.json) {
     process.stdout.write(
-      `${JSON.stringify({ url: running.url, organisations: credentials, curl })}\n`,
+      `${JSON.stringify({ url: running.url, organisations: credentials, curl, inspector })}\n`,
     )
   } else {
-    process.stdout.write(banner(running.url, credentials, curl, controlLine(flags)))
+    process.stdout.write(banner(running.url, credentials, curl, inspector, controlLine(flags)))
   }
   const stop = () => {
     setTimeout(() => process.exit(0), 1500).unref()
@@ -168,14 +171,7 @@ async function serve(flags: ServeFlags) {
 
 function curlLine(url: string, credentials: Credentials[]): string | null {
   const org = credentials.find((c) => c.apiKeys.length > 0)
-  if (!org) return null
-  const body = JSON.stringify({ id: 'user-1', orgId: org.orgId, data: { firstName: 'Ada' } })
-  return [
-    `curl -sS -X POST ${url}/api/v1/users/identify`,
-    `-H 'Authorization: Bearer ${org.apiKeys[0]}'`,
-    `-H 'Content-Type: application/json'`,
-    `-d '${body}'`,
-  ].join(' ')
+  return org?.apiKeys[0] ? identifyCurlLine(url, org.orgId, org.apiKeys[0]) : null
 }
 
 /** Whether an address the server is bound to is reachable only from this machine. */
@@ -197,6 +193,7 @@ function banner(
   url: string,
   credentials: Credentials[],
   curl: string | null,
+  inspector: string | null,
   controls: string,
 ): string {
   const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
@@ -213,6 +210,7 @@ function banner(
     '',
     ...(curl ? ['Try it:', `  ${curl}`, ''] : []),
     `Web view: ${url}/webview?orgId=<orgId>&token=<token from identify>&webview=true`,
+    ...(inspector ? [`Inspector: ${inspector}`] : []),
     controls,
     'Stop with Ctrl+C.',
     '',
