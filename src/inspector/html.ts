@@ -10,6 +10,7 @@ export const inspectorHtml = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>identify-api-mock inspector</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${controlPaths.inspectorStyle}">
 <script src="${controlPaths.inspectorScript}" defer></script>
 </head>
@@ -49,7 +50,7 @@ export const inspectorHtml = `<!doctype html>
   <p id="user-count" class="muted"></p>
   <div class="scroll">
     <table id="user-table">
-      <thead><tr><th>id</th><th>userId</th><th>Name</th><th>Status</th><th>Learning path</th><th>Groups</th><th>Last active</th><th></th></tr></thead>
+      <thead><tr><th></th><th>id</th><th>userId</th><th>Name</th><th>Status</th><th>Learning path</th><th>Groups</th><th>Last active</th></tr></thead>
       <tbody></tbody>
     </table>
   </div>

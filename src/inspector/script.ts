@@ -23,11 +23,11 @@ const pageConfig = {
 /**
  * The inspector page's script, plain browser JavaScript: it polls the control endpoints, renders
  * what they answer with `textContent` only (never as markup), and sends the control token, once
- * given, as `Authorization: Bearer` with every data call.
+ * given, as `Authorization: Bearer` with every data call. (No backslash or backtick in it: it is
+ * one template literal.)
  */
 export const inspectorJs = `'use strict';
 const config = ${JSON.stringify(pageConfig)};
-${String.raw`
 const tokenKey = 'identify-api-mock:control-token';
 const $ = (id) => document.getElementById(id);
 const view = { orgId: '', q: '', offset: 0, total: 0, detail: null, organisations: [],
@@ -45,6 +45,11 @@ function el(tag, options, children) {
   }
   for (const child of children || []) node.append(child);
   return node;
+}
+
+/** '2025-03-18T12:44:33+00:00' as '2025-03-18 12:44' (UTC), for a narrow column. */
+function shortTime(stamp) {
+  return stamp ? stamp.slice(0, 16).replace('T', ' ') : '–';
 }
 
 function query(params) {
@@ -161,14 +166,14 @@ async function loadUsers() {
     const open = el('button', { type: 'button', className: 'open-user', text: 'Open' });
     open.addEventListener('click', () => openUser(view.orgId, user.id));
     return el('tr', { 'data-id': user.id }, [
+      el('td', {}, [open]),
       el('td', { className: 'mono', text: user.id }),
       el('td', { className: 'mono', text: user.userId }),
       el('td', { text: user.name || '–' }),
       el('td', {}, [el('span', { className: 'badge ' + user.registrationStatus, text: user.registrationStatus })]),
       el('td', { text: user.learningPath || '–' }),
       el('td', { text: user.userGroups.join(', ') || '–' }),
-      el('td', { text: user.lastActive || '–' }),
-      el('td', {}, [open]),
+      el('td', { text: shortTime(user.lastActive) }),
     ]);
   });
   $('user-table').tBodies[0].replaceChildren(...rows);
@@ -479,4 +484,4 @@ async function start() {
 
 setInterval(tick, config.pollMs);
 start();
-`}`
+`

@@ -14,14 +14,14 @@ code, pre, .mono { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas,
 pre { margin: 4px 0 0; padding: 8px; background: #f3f4f7; border-radius: 6px;
   white-space: pre-wrap; overflow-wrap: anywhere; }
 .bar { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between;
-  padding: 10px 16px; background: #24305e; color: #fff; position: sticky; top: 0; z-index: 1; }
+  padding: 10px 16px; background: #24305e; color: #fff; }
 .bar .muted { color: #c5cbe0; font-weight: 400; }
 .bar-inline { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; justify-content: space-between; }
 .bar-inline h2 { margin: 0; overflow-wrap: anywhere; }
 main { max-width: 1240px; margin: 0 auto; padding: 12px; }
 #panels { display: grid; gap: 12px; grid-template-columns: minmax(0, 1fr); }
 @media (min-width: 1100px) {
-  #panels { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); }
+  #panels { grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); grid-auto-flow: row dense; }
   #users, #user-detail, #journal, #webhooks { grid-column: 1 / -1; }
 }
 .card { background: #fff; border-radius: 10px; padding: 14px; box-shadow: 0 1px 3px rgba(0, 0, 0, .12);
@@ -40,8 +40,8 @@ button.danger { background: #b3261e; border-color: #b3261e; color: #fff; }
 .status { margin: 0 0 12px; padding: 8px 12px; border-radius: 6px; background: #e3f4e8; color: #1c6b34; }
 .status.error { background: #fde7e6; color: #8c1d18; }
 .scroll { overflow-x: auto; max-width: 100%; -webkit-overflow-scrolling: touch; }
-table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid #e6e8ee; white-space: nowrap;
+table { border-collapse: collapse; width: 100%; font-size: 14px; }
+th, td { text-align: left; padding: 5px 6px; border-bottom: 1px solid #e6e8ee; white-space: nowrap;
   vertical-align: top; }
 th { font-size: 13px; color: #5b6478; font-weight: 600; }
 td.wrap { white-space: normal; min-width: 16em; }
