@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
@@ -144,6 +144,13 @@ describe('the inspector page in a real browser', () => {
     expect(problems).toEqual([])
     await context.close()
   }, 30_000)
+
+  it('names both screenshots in the README', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    for (const name of ['inspector-desktop.png', 'inspector-phone.png']) {
+      expect(readme).toContain(`${screenshots}/${name}`)
+    }
+  })
 
   it('hides the webhooks section while the server has no webhook endpoints', async () => {
     const { context, page } = await openInspector(browser, server.url)

@@ -55,16 +55,16 @@ export function listUsers(
   for (let i = all.length - 1; i >= 0; i--) {
     const user = all[i]
     if (!user || user.orgId !== query.orgId) continue
-    const name = [user.firstName, user.lastName].filter(Boolean).join(' ')
-    const haystack = `${user.id}\n${user.userId}\n${name}`.toLowerCase()
-    if (needle && !haystack.includes(needle)) continue
+    if (needle && !`${user.id}\n${user.userId}\n${nameOf(user)}`.toLowerCase().includes(needle)) {
+      continue
+    }
     total++
     if (total <= query.offset || users.length >= query.limit) continue
     const profile = toUserProfile(ctx, user)
     users.push({
       id: user.id,
       userId: user.userId,
-      name,
+      name: nameOf(user),
       registrationStatus: user.registrationStatus,
       learningPath: profile.learningPathName ?? profile.learningPathId,
       userGroups: [...user.userGroups],
@@ -122,6 +122,10 @@ export function describeUser(ctx: RuleContext, query: { orgId: string; id: strin
     sessions: newest(sessions).map(({ createdAt }) => ({ createdAt })),
     sessionCount: sessions.length,
   }
+}
+
+function nameOf(user: { firstName: string | null; lastName: string | null }): string {
+  return [user.firstName, user.lastName].filter(Boolean).join(' ')
 }
 
 function newest<R>(records: R[]): R[] {
