@@ -205,7 +205,8 @@ function badRequest(message: string): WireResponse {
 
 /** The organisations with their API keys in clear, as the banner shows them, and a curl line. */
 async function listOrganisations(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  const host = request.headers.get('host')
+  // The curl line is pasted into a shell: only a plain host name or address goes into it.
+  const host = request.headers.get('host')?.match(/^[A-Za-z0-9.:[\]-]+$/)?.[0]
   const organisations = core.credentials.slice(0, maxOrganisations).map((org) => ({
     ...org,
     curl:

@@ -135,7 +135,14 @@ export class MockCore {
     this.#faults.add({ ...fault, operation })
   }
 
-  /** The forced faults still queued, in the order they will be taken. */
+  /**
+   * The forced faults still queued, in the order they will be taken (what `GET /__mock/faults`
+   * serves).
+   *
+   * @example
+   * api.failNext('delete', { status: 500, count: 2 })
+   * api.queuedFaults() // [{ operation: 'delete', status: 500, remaining: 2, delayMs: 0 }]
+   */
   queuedFaults(): QueuedFaultView[] {
     return this.#faults.list()
   }

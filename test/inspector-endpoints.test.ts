@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { handleControl } from '../src/control.ts'
 import { inspectorContentSecurityPolicy } from '../src/inspector/assets.ts'
 import { hashSecret } from '../src/secrets.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
@@ -71,6 +72,15 @@ describe('the inspector on a default server', () => {
       curl: expect.stringContaining(`${server.url}/api/v1/users/identify`),
     })
     expect(organisations[0].curl).toContain(`Bearer ${key}`)
+    // Past the server's Host rule, a Host that is no plain name never reaches the shell line.
+    const odd = await handleControl(server.core, {
+      method: 'GET',
+      target: '/__mock/organisations',
+      headers: new Headers({ host: "localhost';touch x;'" }),
+      body: null,
+    })
+    const curls = JSON.parse(odd.body).organisations.map((o: { curl: unknown }) => o.curl)
+    expect(curls).toEqual([null, null])
   })
 
   it('pages and searches one organisation’s users, newest first, at most 100 a page', async () => {
