@@ -19,7 +19,7 @@ async function openInspector(browser: Browser, url: string, width = 1280) {
     if (message.type() === 'error' && !/status of (401|404)/.test(message.text()))
       problems.push(message.text())
   })
-  await page.goto(`${url}/__mock/`)
+  if (url !== 'about:blank') await page.goto(`${url}/__mock/`)
   return { context, page, problems }
 }
 
@@ -151,6 +151,68 @@ describe('the inspector page in a real browser', () => {
       expect(readme).toContain(`${screenshots}/${name}`)
     }
   })
+
+  it('shows webhook endpoints and deliveries by their contract, and raises an event from the form', async () => {
+    // The webhooks endpoints are another issue's: the browser answers them here as their contract says.
+    const { context, page, problems } = await openInspector(browser, 'about:blank')
+    const raised: unknown[] = []
+    await page.route('**/__mock/webhooks', (route) =>
+      route.fulfill({
+        json: [{ id: 'ep_1', url: 'http://127.0.0.1:9/hook', events: ['notifications.sent'] }],
+      }),
+    )
+    await page.route('**/__mock/webhooks/deliveries', (route) =>
+      route.fulfill({
+        json: [
+          {
+            id: 'msg_1',
+            endpoint: 'ep_1',
+            type: 'notifications.sent',
+            attempts: [
+              { at: '2026-05-04T10:00:00Z', error: 'ECONNREFUSED' },
+              { at: '2026-05-04T10:00:05Z', status: 200 },
+            ],
+            delivered: true,
+          },
+        ],
+      }),
+    )
+    await page.route('**/__mock/events', (route) => {
+      raised.push({
+        body: route.request().postDataJSON(),
+        type: route.request().headers()['content-type'],
+      })
+      return route.fulfill({ status: 202, body: '' })
+    })
+    await page.goto(`${server.url}/__mock/`)
+    await page.locator('#webhooks').waitFor()
+    expect(await page.locator('#webhook-table tbody').textContent()).toContain(
+      'http://127.0.0.1:9/hook',
+    )
+    const delivery = await page.locator('#delivery-table tbody').textContent()
+    expect(delivery).toContain('2026-05-04T10:00:00Z ECONNREFUSED; 2026-05-04T10:00:05Z 200')
+
+    await page.fill('#event-user', 'user-7')
+    await page.fill('#event-title', 'Reminder')
+    await page.fill('#event-path', '/learning')
+    await page.click('#event-form button[type=submit]')
+    await expect.poll(() => raised.length).toBe(1)
+    expect(raised[0]).toEqual({
+      body: {
+        type: 'notifications.sent',
+        orgId: 'org-1',
+        id: 'user-7',
+        title: 'Reminder',
+        path: '/learning',
+      },
+      type: 'application/json',
+    })
+    await expect.poll(() => page.locator('#status').textContent()).toBe('Event raised.')
+    await page.setViewportSize({ width: 390, height: 844 })
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
 
   it('hides the webhooks section while the server has no webhook endpoints', async () => {
     const { context, page } = await openInspector(browser, server.url)
