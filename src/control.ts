@@ -1,51 +1,124 @@
-import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
+import type { z } from 'zod'
+import { controlPaths } from './control-paths.ts'
+import { identifyCurlLine } from './curl-line.ts'
+import {
+  ApiError,
+  describeIssues,
+  jsonResponse,
+  toErrorResponse,
+  type WireResponse,
+} from './errors.ts'
+import { inspectorAssets } from './inspector/assets.ts'
+import {
+  describeUser,
+  listUsers,
+  userListQuerySchema,
+  userQuerySchema,
+} from './inspector/queries.ts'
+import { journalQuerySchema } from './journal.ts'
 import type { MockCore } from './mock-core.ts'
 import { createRouteMatcher } from './routes.ts'
 import { bearerCredential } from './rules/authenticate.ts'
+import { deleteUser } from './rules/delete-user.ts'
 import { hashSecret } from './secrets.ts'
 import type { WebhookEndpointInput, WebhookEventInput } from './webhooks/schemas.ts'
 import { pathnameOf, type WireRequest } from './wire.ts'
 
-type ControlRoute = {
-  method: string
+type Run = (
+  core: MockCore,
+  request: WireRequest,
+  params: Record<string, string>,
+) => Promise<WireResponse>
+
+interface ControlRoute {
+  method: 'GET' | 'POST' | 'DELETE'
   path: string
-  run: (
-    core: MockCore,
-    request: WireRequest,
-    params: Record<string, string>,
-  ) => Promise<WireResponse>
+  run: Run
+  /** Served without the control token: the inspector page's files, which hold no data. */
+  open?: true
 }
 
+/** The most organisations `GET /__mock/organisations` lists. */
+const maxOrganisations = 1000
+
+const serveAsset: Run = async (_core, request) =>
+  inspectorAssets.get(pathnameOf(request.target)) ?? toErrorResponse(new ApiError('notFound'))
+
 /**
- * The control endpoints' route table: path, method, and what each does. Paths are matched
+ * The control endpoints' route table: method, path, and what each does. Paths are matched
  * segment by segment, never as property names, so that a path such as `/__mock/__proto__` can
  * never reach a property of `Object.prototype`.
  */
 export const controlRoutes = [
   {
     method: 'POST',
-    path: '/__mock/reset',
+    path: controlPaths.reset,
     run: async (core) => {
       await core.reset()
       return noContent
     },
   },
-  { method: 'POST', path: '/__mock/faults', run: addFault },
+  { method: 'POST', path: controlPaths.faults, run: addFault },
   {
     method: 'GET',
-    path: '/__mock/state',
+    path: controlPaths.faults,
+    run: async (core) => jsonResponse(200, core.queuedFaults()),
+  },
+  {
+    method: 'GET',
+    path: controlPaths.state,
     run: async (core) => jsonResponse(200, await core.state()),
   },
   {
     method: 'GET',
-    path: '/__mock/requests',
-    run: async (core) => jsonResponse(200, core.requests()),
+    path: controlPaths.requests,
+    run: async (core, request) =>
+      withQuery(request, journalQuerySchema, ({ limit }) =>
+        jsonResponse(200, limit ? core.requests().slice(-limit) : core.requests()),
+      ),
   },
-  { method: 'GET', path: '/__mock/health', run: async () => jsonResponse(200, { status: 'ok' }) },
-  { method: 'POST', path: '/__mock/webhooks', run: addWebhook },
   {
     method: 'GET',
-    path: '/__mock/webhooks',
+    path: controlPaths.health,
+    run: async () => jsonResponse(200, { status: 'ok' }),
+  },
+  {
+    method: 'GET',
+    path: controlPaths.root,
+    run: async () => ({ status: 308, headers: { location: controlPaths.inspector }, body: '' }),
+  },
+  { method: 'GET', path: controlPaths.inspector, run: serveAsset, open: true },
+  { method: 'GET', path: controlPaths.inspectorStyle, run: serveAsset, open: true },
+  { method: 'GET', path: controlPaths.inspectorScript, run: serveAsset, open: true },
+  { method: 'GET', path: controlPaths.organisations, run: listOrganisations },
+  {
+    method: 'GET',
+    path: controlPaths.users,
+    run: async (core, request) =>
+      withQuery(request, userListQuerySchema, async (query) =>
+        jsonResponse(200, await core.transact((ctx) => listUsers(ctx, query))),
+      ),
+  },
+  {
+    method: 'GET',
+    path: controlPaths.user,
+    run: async (core, request) =>
+      withQuery(request, userQuerySchema, async (query) =>
+        jsonResponse(200, await core.transact((ctx) => describeUser(ctx, query))),
+      ),
+  },
+  {
+    method: 'DELETE',
+    path: controlPaths.user,
+    run: async (core, request) =>
+      withQuery(request, userQuerySchema, async (query) =>
+        jsonResponse(200, await core.transact((ctx) => deleteUser(ctx, query.orgId, query))),
+      ),
+  },
+  { method: 'POST', path: controlPaths.webhooks, run: addWebhook },
+  {
+    method: 'GET',
+    path: controlPaths.webhooks,
     // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
     run: async (core) =>
       jsonResponse(
@@ -55,21 +128,26 @@ export const controlRoutes = [
   },
   {
     method: 'GET',
-    path: '/__mock/webhooks/deliveries',
+    path: controlPaths.webhookDeliveries,
     run: async (core) => jsonResponse(200, core.webhooks.deliveries()),
   },
   {
     method: 'DELETE',
-    path: '/__mock/webhooks/:id',
+    path: `${controlPaths.webhooks}/:id`,
     run: async (core, _request, { id = '' }) => {
       if (!core.webhooks.remove(id)) throw new ApiError('webhookNotFound')
       return noContent
     },
   },
-  { method: 'POST', path: '/__mock/events', run: raiseEvent },
+  { method: 'POST', path: controlPaths.events, run: raiseEvent },
 ] as const satisfies readonly ControlRoute[]
 
 const matchControlRoute = createRouteMatcher<ControlRoute>(controlRoutes)
+
+/** The paths served without the control token. */
+const openPaths = new Set<string>(
+  controlRoutes.filter((route): boolean => 'open' in route).map((route) => route.path),
+)
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
@@ -93,8 +171,8 @@ export interface ControlOptions {
 export type ControlHandler = (request: WireRequest) => Promise<WireResponse>
 
 /**
- * The control endpoints of `core` (reset, faults, state, requests, health), as `options` expose
- * them. The token is kept only as its hash. Bad input gets an `{code, message}` body like the
+ * The control endpoints of `core` (reset, faults, state, requests, health, and the inspector
+ * page with the data it reads), as `options` expose them. The token is kept only as its hash. Bad input gets an `{code, message}` body like the
  * API's errors, with a message that says what is wrong.
  *
  * @example
@@ -107,7 +185,7 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {
     if (!enabled) return toErrorResponse(new ApiError('notFound'))
-    if (tokenHash !== undefined) {
+    if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
       const presented = bearerCredential(request.headers.get('authorization'))
       if (presented === undefined || hashSecret(presented) !== tokenHash) {
         return toErrorResponse(new ApiError('unauthorized', { 'www-authenticate': 'Bearer' }))
@@ -184,4 +262,28 @@ async function answerBadInput(
 
 function badRequest(message: string): WireResponse {
   return jsonResponse(400, { code: 400, message })
+}
+
+/** The organisations with their API keys in clear, as the banner shows them, and a curl line. */
+async function listOrganisations(core: MockCore, request: WireRequest): Promise<WireResponse> {
+  // The curl line is pasted into a shell: only a plain host name or address goes into it.
+  const host = request.headers.get('host')?.match(/^[A-Za-z0-9.:[\]-]+$/)?.[0]
+  const organisations = core.credentials.slice(0, maxOrganisations).map((org) => ({
+    ...org,
+    curl:
+      host && org.apiKeys[0] ? identifyCurlLine(`http://${host}`, org.orgId, org.apiKeys[0]) : null,
+  }))
+  return jsonResponse(200, { organisations, total: core.credentials.length })
+}
+
+/** Parses the query with `schema` and answers with `answer`, or 400 saying what is wrong. */
+async function withQuery<S extends z.ZodType>(
+  request: WireRequest,
+  schema: S,
+  answer: (query: z.output<S>) => WireResponse | Promise<WireResponse>,
+): Promise<WireResponse> {
+  const search = new URL(request.target, 'http://control.invalid').searchParams
+  const parsed = schema.safeParse(Object.fromEntries(search))
+  if (!parsed.success) return badRequest(`Invalid query: ${describeIssues(parsed.error.issues)}`)
+  return answer(parsed.data)
 }

@@ -9,7 +9,12 @@ export const operationErrors = {
 
 export type Operation = keyof typeof operationErrors
 
-const statusesOf = (operation: Operation): number[] =>
+/**
+ * The statuses a forced fault of `operation` may take.
+ *
+ * @example statusesOf('delete') // [403, 404, 500]
+ */
+export const statusesOf = (operation: Operation): number[] =>
   operationErrors[operation].map((code) => apiErrors[code].status)
 
 /**
@@ -31,6 +36,14 @@ export const faultSchema = z
 
 export type Fault = z.input<typeof faultSchema>
 export type FaultOptions = Omit<Fault, 'operation'>
+
+/** A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer. */
+export interface QueuedFaultView {
+  operation: Operation
+  status: number
+  remaining: number
+  delayMs: number
+}
 
 interface QueuedFault {
   code: ApiErrorCode
@@ -59,6 +72,18 @@ export class FaultQueue {
     if (!next) return undefined
     if (--next.remaining === 0) queue.shift()
     return { code: next.code, delayMs: next.delayMs }
+  }
+
+  /** The faults still queued, in the order they will be taken, each operation's in turn. */
+  list(): QueuedFaultView[] {
+    return (Object.keys(this.#queues) as Operation[]).flatMap((operation) =>
+      this.#queues[operation].map(({ code, remaining, delayMs }) => ({
+        operation,
+        status: apiErrors[code].status,
+        remaining,
+        delayMs,
+      })),
+    )
   }
 
   clear(): void {

@@ -1,3 +1,5 @@
+import { z } from 'zod'
+
 /** One API call, as the journal keeps it: never a key, a token or a query string. */
 export interface JournalEntry {
   time: string
@@ -37,3 +39,8 @@ export class Journal<T = JournalEntry> {
     this.#next = 0
   }
 }
+
+/** The query of `GET /__mock/requests`: `limit` keeps the newest entries only. */
+export const journalQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
+})

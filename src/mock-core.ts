@@ -1,6 +1,6 @@
 import { buildDataset, type Credentials, type Dataset } from '../fixtures/dataset.ts'
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
-import { type FaultOptions, FaultQueue, type Operation } from './faults.ts'
+import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { Journal, type JournalEntry } from './journal.ts'
 import { type Collections, Database, type MockState, type StateChange } from './model/database.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
@@ -179,6 +179,33 @@ export class MockCore {
    */
   failNext(operation: Operation, fault: FaultOptions): void {
     this.#faults.add({ ...fault, operation })
+  }
+
+  /**
+   * The forced faults still queued, in the order they will be taken (what `GET /__mock/faults`
+   * serves).
+   *
+   * @example
+   * api.failNext('delete', { status: 500, count: 2 })
+   * api.queuedFaults() // [{ operation: 'delete', status: 500, remaining: 2, delayMs: 0 }]
+   */
+  queuedFaults(): QueuedFaultView[] {
+    return this.#faults.list()
+  }
+
+  /**
+   * Runs `task` over the records between two operations, and keeps what it changed as an API call's
+   * changes are kept (in the state file, if any): what the inspector's queries and its delete do.
+   *
+   * @example
+   * const count = await core.transact((ctx) => ctx.db.users.size)
+   */
+  async transact<T>(task: (ctx: RuleContext) => T | Promise<T>): Promise<T> {
+    return this.#exclusive(async () => {
+      const result = await task(this.#ctx)
+      this.#persist()
+      return result
+    })
   }
 
   /** A plain copy of every record, one array per collection. */

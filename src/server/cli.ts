@@ -3,6 +3,8 @@ import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Credentials } from '../../fixtures/dataset.ts'
 import { datasetDefaults } from '../../fixtures/dataset.ts'
 import { controlRoutes } from '../control.ts'
+import { controlPaths } from '../control-paths.ts'
+import { identifyCurlLine } from '../curl-line.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
@@ -170,6 +172,7 @@ async function serve(flags: ServeFlags) {
   const credentials = running.core.credentials
   const webhooks = running.core.webhooks.list()
   const curl = curlLine(running.url, credentials)
+  const inspector = flags.control ? `${running.url}${controlPaths.inspector}` : null
   const address = running.server.address()
   if (address && typeof address === 'object' && !isLoopback(address.address)) {
     process.stderr.write(
@@ -178,10 +181,12 @@ async function serve(flags: ServeFlags) {
   }
   if (flags.json) {
     process.stdout.write(
-      `${JSON.stringify({ url: running.url, organisations: credentials, curl, webhooks })}\n`,
+      `${JSON.stringify({ url: running.url, organisations: credentials, curl, inspector, webhooks })}\n`,
     )
   } else {
-    process.stdout.write(banner(running.url, credentials, curl, webhooks, controlLine(flags)))
+    process.stdout.write(
+      banner(running.url, credentials, curl, inspector, webhooks, controlLine(flags)),
+    )
   }
   const stop = () => {
     setTimeout(() => process.exit(0), 1500).unref()
@@ -193,14 +198,7 @@ async function serve(flags: ServeFlags) {
 
 function curlLine(url: string, credentials: Credentials[]): string | null {
   const org = credentials.find((c) => c.apiKeys.length > 0)
-  if (!org) return null
-  const body = JSON.stringify({ id: 'user-1', orgId: org.orgId, data: { firstName: 'Ada' } })
-  return [
-    `curl -sS -X POST ${url}/api/v1/users/identify`,
-    `-H 'Authorization: Bearer ${org.apiKeys[0]}'`,
-    `-H 'Content-Type: application/json'`,
-    `-d '${body}'`,
-  ].join(' ')
+  return org?.apiKeys[0] ? identifyCurlLine(url, org.orgId, org.apiKeys[0]) : null
 }
 
 /** Whether an address the server is bound to is reachable only from this machine. */
@@ -210,7 +208,10 @@ function isLoopback(address: string): boolean {
 
 function controlLine(flags: ServeFlags): string {
   if (!flags.control) return 'Controls: off (--no-control).'
-  const endpoints = controlRoutes.map((route) => `${route.method} ${route.path}`).join(', ')
+  const endpoints = controlRoutes
+    .filter((route) => !('open' in route))
+    .map((route) => `${route.method} ${route.path}`)
+    .join(', ')
   // The token is not printed: unlike the API keys, it was not made up by the mock.
   return flags.controlToken
     ? `Controls (with Authorization: Bearer <your --control-token>): ${endpoints}`
@@ -221,6 +222,7 @@ function banner(
   url: string,
   credentials: Credentials[],
   curl: string | null,
+  inspector: string | null,
   webhooks: WebhookEndpoint[],
   controls: string,
 ): string {
@@ -238,6 +240,7 @@ function banner(
     '',
     ...(curl ? ['Try it:', `  ${curl}`, ''] : []),
     `Web view: ${url}/webview?orgId=<orgId>&token=<token from identify>&webview=true`,
+    ...(inspector ? [`Inspector: ${inspector}`] : []),
     ...(webhooks.length > 0
       ? [
           'Webhooks (endpoint id, URL, signing secret):',

@@ -1,0 +1,40 @@
+import { controlPaths } from '../control-paths.ts'
+import type { WireResponse } from '../errors.ts'
+import { inspectorHtml } from './html.ts'
+import { inspectorJs } from './script.ts'
+import { inspectorCss } from './style.ts'
+
+/**
+ * The inspector's policy: its own script, style and data calls, nothing inline, nothing from
+ * elsewhere, and never inside another site's frame.
+ */
+export const inspectorContentSecurityPolicy = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "img-src 'self' data:",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const headers = {
+  'content-security-policy': inspectorContentSecurityPolicy,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+}
+
+const asset = (contentType: string, body: string): WireResponse => ({
+  status: 200,
+  headers: { ...headers, 'content-type': contentType },
+  body,
+})
+
+/** The inspector page's three files, by path: they hold no data, so no control token guards them. */
+export const inspectorAssets: ReadonlyMap<string, WireResponse> = new Map([
+  [controlPaths.inspector, asset('text/html; charset=utf-8', inspectorHtml)],
+  [controlPaths.inspectorStyle, asset('text/css; charset=utf-8', inspectorCss)],
+  [controlPaths.inspectorScript, asset('text/javascript; charset=utf-8', inspectorJs)],
+])

@@ -1,0 +1,131 @@
+import { controlPaths } from '../control-paths.ts'
+
+/**
+ * The inspector page's markup: no data and no inline script or style (its policy forbids both);
+ * the script fills it in from the control endpoints.
+ */
+export const inspectorHtml = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>identify-api-mock inspector</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="${controlPaths.inspectorStyle}">
+<script src="${controlPaths.inspectorScript}" defer></script>
+</head>
+<body>
+<header class="bar">
+  <h1>identify-api-mock <span class="muted">inspector</span></h1>
+  <div class="row">
+    <button id="reset" type="button">Reset</button>
+    <button id="confirm-reset" type="button" class="danger" hidden>Confirm reset</button>
+    <button id="cancel-reset" type="button" hidden>Cancel</button>
+  </div>
+</header>
+<main>
+<p id="status" class="status" role="status" hidden></p>
+
+<section id="token-panel" class="card" hidden>
+  <h2>Control token</h2>
+  <p>This server guards its control endpoints with <code>--control-token</code>. Enter it once; this tab keeps it until it is closed.</p>
+  <form id="token-form" class="row">
+    <label>Control token <input id="token-input" type="password" autocomplete="off" required></label>
+    <button type="submit">Use token</button>
+  </form>
+</section>
+
+<div id="panels" hidden>
+<section id="organisations" class="card">
+  <h2>Organisations</h2>
+  <div id="org-list"></div>
+</section>
+
+<section id="users" class="card">
+  <h2>Users</h2>
+  <form id="user-search" class="row">
+    <label>Organisation <select id="org-select"></select></label>
+    <label>Search <input id="search" type="search" placeholder="id, userId or name" maxlength="200"></label>
+  </form>
+  <p id="user-count" class="muted"></p>
+  <div class="scroll">
+    <table id="user-table">
+      <thead><tr><th></th><th>id</th><th>userId</th><th>Name</th><th>Status</th><th>Learning path</th><th>Groups</th><th>Last active</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <div class="row">
+    <button id="prev-page" type="button">Previous</button>
+    <button id="next-page" type="button">Next</button>
+  </div>
+</section>
+
+<section id="user-detail" class="card" hidden>
+  <div class="bar-inline">
+    <h2 id="detail-title"></h2>
+    <div class="row">
+      <button id="open-web-view" type="button">Open web view</button>
+      <button id="delete-user" type="button" class="danger">Delete</button>
+      <button id="close-detail" type="button">Close</button>
+    </div>
+  </div>
+  <div id="detail-body"></div>
+</section>
+
+<section id="journal" class="card">
+  <h2>Requests <span class="muted">(newest first, live)</span></h2>
+  <div class="scroll">
+    <table id="journal-table">
+      <thead><tr><th>Time</th><th>Method</th><th>Path</th><th>Status</th><th>ms</th><th>Request</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+</section>
+
+<section id="faults" class="card">
+  <h2>Faults</h2>
+  <p id="fault-empty" class="muted">No fault queued.</p>
+  <ul id="fault-list"></ul>
+  <form id="fault-form" class="row">
+    <label>Operation <select id="fault-operation"></select></label>
+    <label>Status <select id="fault-status"></select></label>
+    <label>Count <input id="fault-count" type="number" min="1" value="1" required></label>
+    <label>Delay (ms) <input id="fault-delay" type="number" min="0" max="600000" value="0" required></label>
+    <button type="submit">Queue fault</button>
+  </form>
+</section>
+
+<section id="webhooks" class="card" hidden>
+  <h2>Webhooks</h2>
+  <h3>Endpoints</h3>
+  <div class="scroll">
+    <table id="webhook-table">
+      <thead><tr><th>id</th><th>URL</th><th>Events</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <h3>Deliveries</h3>
+  <div class="scroll">
+    <table id="delivery-table">
+      <thead><tr><th>id</th><th>Endpoint</th><th>Type</th><th>Attempts</th><th>Delivered</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <h3>Raise an event</h3>
+  <form id="event-form" class="row">
+    <label>Type <input id="event-type" list="event-types" required value="notifications.sent"></label>
+    <datalist id="event-types"><option value="notifications.sent"><option value="user.course.started"></datalist>
+    <label>Organisation <select id="event-org"></select></label>
+    <label>User id <input id="event-user" required></label>
+    <label>Title <input id="event-title"></label>
+    <label>Body <input id="event-body"></label>
+    <label>Path <input id="event-path" placeholder="/learning"></label>
+    <label>Course id <input id="event-course"></label>
+    <button type="submit">Raise event</button>
+  </form>
+</section>
+</div>
+</main>
+</body>
+</html>
+`
