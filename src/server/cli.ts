@@ -4,6 +4,7 @@ import type { Credentials } from '../../fixtures/dataset.ts'
 import { datasetDefaults } from '../../fixtures/dataset.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
+import { addVerifyCommand } from './verify/command.ts'
 
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
@@ -91,6 +92,8 @@ program
     const { writeFile } = await import('node:fs/promises')
     await writeFile(flags.out, text)
   })
+
+addVerifyCommand(program)
 
 interface ServeFlags {
   port: number
