@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -5,7 +6,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
 import { verifyReportSchema } from '../src/server/verify/index.ts'
-import { runCli } from './support/cli-process.ts'
+import { cliPath, runCli } from './support/cli-process.ts'
 import { type DriftingProxy, startDriftingProxy } from './support/drifting-proxy.ts'
 import { pendingElsewhere, throwawayUsersIn } from './support/verify-suite.ts'
 
@@ -239,5 +240,47 @@ describe('identify-api-mock verify: when it cannot run', { timeout: 30_000 }, ()
     )
     expect(throwawayUsersIn(await server.core.state())).toEqual([])
     expect(server.core.requests().length).toBeLessThan(15)
+  })
+})
+
+describe('identify-api-mock verify on a terminal', { timeout: 30_000 }, () => {
+  /** Runs `verify` under a pseudo-terminal (util-linux `script`), as a person at a shell does. */
+  async function verifyOnTerminal(env: Record<string, string>) {
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      cliPath,
+      'verify',
+      '--base-url',
+      server.url,
+      '--api-key',
+      key,
+      '--org',
+      'org-1',
+    ]
+      .map((arg) => `'${arg}'`)
+      .join(' ')
+    const { NO_COLOR: _, FORCE_COLOR: __, ...inherited } = process.env
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { ...inherited, TERM: 'xterm-256color', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    child.stdout.on('data', (chunk) => {
+      out += chunk
+    })
+    const code = await new Promise((resolve) => child.on('exit', resolve))
+    return { code, out }
+  }
+
+  it('colours the verdicts, unless NO_COLOR is set', async () => {
+    const coloured = await verifyOnTerminal({})
+    expect(coloured.code).toBe(0)
+    expect(coloured.out).toContain(`\u001b[32msame`)
+    const plain = await verifyOnTerminal({ NO_COLOR: '1' })
+    expect(plain.code).toBe(0)
+    expect(plain.out).toMatch(/contract {2}same/)
+    expect(plain.out).not.toContain('\u001b[')
   })
 })
