@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
+import { verifyRows } from '../src/verify/rows.ts'
 import { cliPath } from './support/cli-process.ts'
 
 const run = promisify(execFile)
@@ -97,5 +98,23 @@ describe('README', () => {
     ]) {
       expect(documented).toContain(phrase)
     }
+  })
+
+  it('lists every option of verify --help in its option table', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'verify', '--help'])
+    const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
+    expect(flags).toEqual(expect.arrayContaining(['--base-url', '--junit', '--dry-run']))
+    const table = section('## Is the mock still right? Check it against your deployment')
+    for (const flag of flags.filter((f) => f !== '--help')) {
+      expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))
+    }
+  })
+
+  it("shows every row of verify's suite, in order, with its kind, in the sample report", () => {
+    const sample = section('## Is the mock still right? Check it against your deployment')
+    const shown = [
+      ...sample.matchAll(/^ {2}(\S.*?) +(contract|decision) {2}(?:same|differs|skipped) /gm),
+    ]
+    expect(shown.map((m) => [m[1], m[2]])).toEqual(verifyRows.map((row) => [row.name, row.kind]))
   })
 })

@@ -141,6 +141,15 @@ describe('identify-api-mock verify', { timeout: 30_000 }, () => {
     expect(code).toBe(pendingElsewhere.length === 0 ? 0 : 1)
   })
 
+  it('takes the key from IDENTIFY_API_MOCK_VERIFY_API_KEY, out of the process list', async () => {
+    process.env.IDENTIFY_API_MOCK_VERIFY_API_KEY = key
+    const cli = runCli(['verify', '--base-url', server.url, '--org', 'org-1'])
+    delete process.env.IDENTIFY_API_MOCK_VERIFY_API_KEY
+    expect((await cli.exit).code).toBe(0)
+    expect(cli.stdout()).toMatch(/: OK/)
+    expect(cli.stdout()).not.toContain(key)
+  })
+
   it('prints the plan with --dry-run and sends nothing', async () => {
     const { code, stdout } = await verify(['--dry-run'])
     expect(code).toBe(0)
