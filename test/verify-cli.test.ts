@@ -7,7 +7,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
 import { verifyReportSchema } from '../src/server/verify/index.ts'
 import { cliPath, runCli } from './support/cli-process.ts'
-import { type DriftingProxy, startDriftingProxy } from './support/drifting-proxy.ts'
+import {
+  type DriftingProxy,
+  forbidInsteadOfUnauthorized,
+  startDriftingProxy,
+} from './support/drifting-proxy.ts'
 import { pendingElsewhere, throwawayUsersIn } from './support/verify-suite.ts'
 
 /** `identify-api-mock verify` as a process: its exit codes, its outputs, Ctrl-C. */
@@ -103,15 +107,7 @@ describe('identify-api-mock verify', { timeout: 30_000 }, () => {
   })
 
   it('exits 0 and reports a decision row that differs; 1 with --strict', async () => {
-    proxy.drift = (e) =>
-      e.status === 401
-        ? {
-            ...e,
-            status: 403,
-            headers: { 'content-type': 'application/json' },
-            body: '{"code":403,"message":"Forbidden"}',
-          }
-        : e
+    proxy.drift = forbidInsteadOfUnauthorized
     const loose = await verify([], proxy.url)
     expect(loose.code).toBe(0)
     expect(loose.stdout).toMatch(

@@ -3,6 +3,8 @@ import { type RunningServer, startServer } from '../src/server/server.ts'
 import { type VerifyOptions, verifyDeployment } from '../src/server/verify/index.ts'
 import {
   type DriftingProxy,
+  errorAnswer,
+  forbidInsteadOfUnauthorized,
   type ProxiedExchange,
   startDriftingProxy,
 } from './support/drifting-proxy.ts'
@@ -124,15 +126,7 @@ describe('verify against a deployment that drifted', () => {
   }
 
   it('reports a 401 turned into the documented 403 as a decision, failing only with strict', async () => {
-    proxy.drift = (e) =>
-      e.status === 401
-        ? {
-            ...e,
-            status: 403,
-            headers: { 'content-type': 'application/json' },
-            body: '{"code":403,"message":"Forbidden"}',
-          }
-        : e
+    proxy.drift = forbidInsteadOfUnauthorized
     const report = await verifyThroughProxy()
     expect(rowsWith(report, 'differs')).toEqual([
       ...pendingElsewhere,
@@ -168,12 +162,7 @@ describe('verify against a deployment that drifted', () => {
     let deletes = 0
     proxy.intercept = (r) =>
       r.method === 'DELETE' && userPath.test(r.path) && ++deletes <= 2
-        ? {
-            ...r,
-            status: 500,
-            headers: { 'content-type': 'application/json' },
-            body: '{"code":500,"message":"Internal server error"}',
-          }
+        ? errorAnswer(r, 500, 'Internal server error')
         : undefined
     const report = await verifyThroughProxy()
     expect(deletes).toBe(3)
@@ -189,12 +178,7 @@ describe('verify against a deployment that drifted', () => {
       r.method === 'DELETE' &&
       r.path.startsWith('/api/v1/users/org-1/verify-') &&
       !r.path.includes('absent')
-        ? {
-            ...r,
-            status: 500,
-            headers: { 'content-type': 'application/json' },
-            body: '{"code":500,"message":"Internal server error"}',
-          }
+        ? errorAnswer(r, 500, 'Internal server error')
         : undefined
     const key = server.core.credentials[0]?.apiKeys[0] ?? ''
     const report = await verifyDeployment({ baseUrl: proxy.url, apiKey: key, orgId: 'org-1' })

@@ -27,6 +27,24 @@ export interface DriftingProxy {
   close(): Promise<void>
 }
 
+/** An answer to `request` with the API's error body, as the proxy gives it instead of the target's. */
+export function errorAnswer(
+  request: ProxyRequest,
+  status: number,
+  message: string,
+): ProxiedExchange {
+  return {
+    ...request,
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ code: status, message }),
+  }
+}
+
+/** A service that answers a missing or unknown key with the documented 403 instead of 401. */
+export const forbidInsteadOfUnauthorized = (exchange: ProxiedExchange): ProxiedExchange =>
+  exchange.status === 401 ? errorAnswer(exchange, 403, 'Forbidden') : exchange
+
 /** Headers that describe the bytes on the wire: the proxy sends the body again, as it is now. */
 const hopHeaders = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive'])
 
