@@ -16,6 +16,12 @@ import {
   type UserProfileInput,
   type userProfileSchema,
 } from '../src/index.ts'
+import {
+  type VerifyError,
+  type VerifyOptions,
+  type VerifyReport,
+  verifyDeployment,
+} from '../src/server/verify/index.ts'
 
 describe('createMockApi', () => {
   it('takes optional options and returns handlers with the controls', () => {
@@ -77,5 +83,20 @@ describe('schema types', () => {
     expectTypeOf<DeleteUserResponse>().toEqualTypeOf<{ id: string; deleted: boolean }>()
     expectTypeOf<ErrorResponse>().toEqualTypeOf<{ code: number; message: string }>()
     expectTypeOf<z.infer<typeof userProfileSchema>>().toEqualTypeOf<UserProfile>()
+  })
+})
+
+describe('identify-api-mock/verify', () => {
+  it('takes the deployment and returns a report of typed rows', () => {
+    expectTypeOf(verifyDeployment).parameter(0).toEqualTypeOf<VerifyOptions>()
+    expectTypeOf(verifyDeployment).returns.toEqualTypeOf<Promise<VerifyReport>>()
+    expectTypeOf<VerifyReport['checks'][number]['kind']>().toEqualTypeOf<'contract' | 'decision'>()
+    expectTypeOf<VerifyReport['checks'][number]['verdict']>().toEqualTypeOf<
+      'same' | 'differs' | 'skipped'
+    >()
+    expectTypeOf<VerifyError['reason']>().toEqualTypeOf<
+      'invalid-options' | 'unreachable' | 'refused' | 'interrupted'
+    >()
+    expectTypeOf<VerifyOptions>().toHaveProperty('baseUrl').toEqualTypeOf<string>()
   })
 })

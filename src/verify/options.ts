@@ -1,13 +1,21 @@
 import { z } from 'zod'
 import { describeIssues } from '../errors.ts'
 
-/** What `verify` does when not told otherwise. */
+/**
+ * What `verify` does when not told otherwise.
+ *
+ * @example verifyDefaults.timeoutMs // 10000
+ */
 export const verifyDefaults = {
   timeoutMs: 10_000,
   userIdPrefix: 'verify-',
 } as const
 
-/** At most this many requests reach the target in one run, the clean-up included. */
+/**
+ * At most this many requests reach the target in one run, the clean-up included.
+ *
+ * @example planVerification(options).requests.length <= maxVerifyRequests // true
+ */
 export const maxVerifyRequests = 40
 
 const fetchSchema = z.custom<typeof fetch>((value) => typeof value === 'function', {
