@@ -216,6 +216,11 @@ describe('identify-api-mock verify: when it cannot run', { timeout: 30_000 }, ()
       /baseUrl: expected an http or https URL/,
     ],
     [
+      'a base URL with a query',
+      ['--base-url', 'https://example.com/?tenant=1', '--api-key', 'k', '--org', 'o'],
+      /baseUrl: expected a URL without a query or a fragment/,
+    ],
+    [
       'an unknown option',
       ['--base-url', 'http://127.0.0.1:9', '--api-key', 'k', '--org', 'o', '--stritc'],
       /unknown option '--stritc'/,
