@@ -21,6 +21,7 @@ export default defineConfig({
       { find: /^identify-api-mock\/handlers$/, replacement: source('./handlers/index.ts') },
       { find: /^identify-api-mock\/schemas$/, replacement: source('./src/schemas.ts') },
       { find: /^identify-api-mock\/server$/, replacement: source('./src/server/server.ts') },
+      { find: /^identify-api-mock\/verify$/, replacement: source('./src/server/verify/index.ts') },
     ],
   },
   test: {

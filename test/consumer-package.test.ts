@@ -122,6 +122,21 @@ describe('the packed package in a consumer project', () => {
         await run(join(project, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project })
       }, 120_000)
 
+      it('plans a verify run from identify-api-mock/verify, the Node-only entry point', async () => {
+        const script = [
+          "import { planVerification } from 'identify-api-mock/verify'",
+          "const plan = planVerification({ baseUrl: 'https://staging.example.test', apiKey: 'k', orgId: 'acme' })",
+          'console.log(JSON.stringify({ requests: plan.requests.length, user: plan.throwawayUser.id }))',
+        ].join('\n')
+        const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+          cwd: project,
+        })
+        expect(JSON.parse(stdout)).toEqual({
+          requests: 15,
+          user: expect.stringMatching(/^verify-[0-9a-f]{32}$/),
+        })
+      }, 60_000)
+
       it('starts the bin with npx, from compiled JavaScript', async () => {
         // A process group of its own: npx runs the server as a child, which must stop with it.
         const child = spawn('npx', ['identify-api-mock', 'serve', '--port', '0', '--json'], {

@@ -21,6 +21,12 @@ import {
   type WebhookEndpointInput,
   type WebhookEventInput,
 } from '../src/index.ts'
+import {
+  type VerifyError,
+  type VerifyOptions,
+  type VerifyReport,
+  verifyDeployment,
+} from '../src/server/verify/index.ts'
 
 describe('createMockApi', () => {
   it('takes optional options and returns handlers with the controls', () => {
@@ -116,5 +122,20 @@ describe('api.webhooks and api.events', () => {
       id: string
     }>().toExtend<WebhookEventInput>()
     expectTypeOf<{ type: 'user.registered'; data: { a: 1 } }>().toExtend<WebhookEventInput>()
+  })
+})
+
+describe('identify-api-mock/verify', () => {
+  it('takes the deployment and returns a report of typed rows', () => {
+    expectTypeOf(verifyDeployment).parameter(0).toEqualTypeOf<VerifyOptions>()
+    expectTypeOf(verifyDeployment).returns.toEqualTypeOf<Promise<VerifyReport>>()
+    expectTypeOf<VerifyReport['checks'][number]['kind']>().toEqualTypeOf<'contract' | 'decision'>()
+    expectTypeOf<VerifyReport['checks'][number]['verdict']>().toEqualTypeOf<
+      'same' | 'differs' | 'skipped'
+    >()
+    expectTypeOf<VerifyError['reason']>().toEqualTypeOf<
+      'invalid-options' | 'unreachable' | 'refused' | 'interrupted'
+    >()
+    expectTypeOf<VerifyOptions>().toHaveProperty('baseUrl').toEqualTypeOf<string>()
   })
 })

@@ -7,6 +7,7 @@ import { Webhook, WebhookVerificationError } from 'svix'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockApi, type MockApi } from '../src/index.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
+import { verifyRows } from '../src/verify/rows.ts'
 import { generateWebhookSecret } from '../src/webhooks/signature.ts'
 import { cliPath } from './support/cli-process.ts'
 
@@ -158,5 +159,23 @@ describe('README', () => {
     await expect(verify(Webhook, secret, rawBody.replace('a.b', 'a.c'), headers)).rejects.toThrow(
       WebhookVerificationError,
     )
+  })
+
+  it('lists every option of verify --help in its option table', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'verify', '--help'])
+    const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
+    expect(flags).toEqual(expect.arrayContaining(['--base-url', '--junit', '--dry-run']))
+    const table = section('## Is the mock still right? Check it against your deployment')
+    for (const flag of flags.filter((f) => f !== '--help')) {
+      expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))
+    }
+  })
+
+  it("shows every row of verify's suite, in order, with its kind, in the sample report", () => {
+    const sample = section('## Is the mock still right? Check it against your deployment')
+    const shown = [
+      ...sample.matchAll(/^ {2}(\S.*?) +(contract|decision) {2}(?:same|differs|skipped) /gm),
+    ]
+    expect(shown.map((m) => [m[1], m[2]])).toEqual(verifyRows.map((row) => [row.name, row.kind]))
   })
 })

@@ -8,6 +8,7 @@ import { identifyCurlLine } from '../curl-line.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
+import { addVerifyCommand } from './verify/command.ts'
 
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
@@ -112,6 +113,8 @@ program
     const { writeFile } = await import('node:fs/promises')
     await writeFile(flags.out, text)
   })
+
+addVerifyCommand(program)
 
 interface ServeFlags {
   port: number

@@ -1,0 +1,28 @@
+/**
+ * `identify-api-mock/verify`: the contract suite against a live deployment of the API, for
+ * Node. See {@link verifyDeployment}.
+ *
+ * @example
+ * import { verifyDeployment } from 'identify-api-mock/verify'
+ * const report = await verifyDeployment({ baseUrl: process.env.STAGING_URL, apiKey, orgId: 'acme' })
+ */
+export { planVerification, type VerifyPlan } from '../../verify/dry-run.ts'
+export {
+  maxVerifyRequests,
+  VerifyError,
+  type VerifyErrorReason,
+  type VerifyOptions,
+  verifyDefaults,
+  verifyOptionsSchema,
+} from '../../verify/options.ts'
+export {
+  type CheckKind,
+  type CheckResult,
+  checkResultSchema,
+  type Verdict,
+  type VerifyReport,
+  verifyReportSchema,
+} from '../../verify/report.ts'
+export { verifyDeployment } from '../../verify/run.ts'
+export { type FormatOptions, formatPlan, formatReport } from './format-report.ts'
+export { formatJUnit } from './junit.ts'

@@ -1,0 +1,91 @@
+import { z } from 'zod'
+import { describeIssues } from '../errors.ts'
+
+/**
+ * What `verify` does when not told otherwise.
+ *
+ * @example verifyDefaults.timeoutMs // 10000
+ */
+export const verifyDefaults = {
+  timeoutMs: 10_000,
+  userIdPrefix: 'verify-',
+} as const
+
+/**
+ * At most this many requests reach the target in one run, the clean-up included.
+ *
+ * @example planVerification(options).requests.length <= maxVerifyRequests // true
+ */
+export const maxVerifyRequests = 40
+
+const fetchSchema = z.custom<typeof fetch>((value) => typeof value === 'function', {
+  message: 'expected a fetch function',
+})
+
+/**
+ * The options of `verifyDeployment` (and of `identify-api-mock verify`, which reads its defaults
+ * here).
+ *
+ * @example
+ * verifyOptionsSchema.parse({ baseUrl: 'https://staging.example.com', apiKey: 'k', orgId: 'acme' })
+ */
+export const verifyOptionsSchema = z.strictObject({
+  /** The deployment to check, e.g. `https://staging.example.com` (the API's paths go under it). */
+  baseUrl: z
+    .url({ protocol: /^https?$/, message: 'expected an http or https URL' })
+    .refine((url) => !/[?#]/.test(url), 'expected a URL without a query or a fragment'),
+  /** An API key of `orgId`. Sent only as `Authorization: Bearer`, never printed. */
+  apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'expected visible ASCII characters, at least one'),
+  /** The organisation the key belongs to: the throwaway user is created there. */
+  orgId: z.string().min(1),
+  /** An organisation the key does not belong to; by default a random one. */
+  otherOrgId: z.string().min(1).optional(),
+  /** Existing user groups of `orgId`, to check `userGroups`; without them only `[]` is sent. */
+  groups: z.array(z.string().min(1)).max(10).default([]),
+  /** Decision rows count as failures too. */
+  strict: z.boolean().default(false),
+  /** How long each request may take, in milliseconds; a late answer makes its rows differ. */
+  timeoutMs: z.int().min(1).max(600_000).default(verifyDefaults.timeoutMs),
+  /** The start of the throwaway user's id (a random part follows), so it says what it is. */
+  userIdPrefix: z.string().min(1).max(64).default(verifyDefaults.userIdPrefix),
+  /** The `fetch` requests go through; by default the global one at the time of each request. */
+  fetch: fetchSchema.optional(),
+  /** Aborting it stops the run: the throwaway user is deleted, then it rejects (`interrupted`). */
+  signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal).optional(),
+})
+
+export type VerifyOptions = z.input<typeof verifyOptionsSchema>
+export type ResolvedVerifyOptions = z.output<typeof verifyOptionsSchema>
+
+/** Why a run could not produce a report. */
+export type VerifyErrorReason = 'invalid-options' | 'unreachable' | 'refused' | 'interrupted'
+
+/**
+ * A run that cannot produce a report: bad options, a target that does not answer, a key refused
+ * on the first identify (401 or 403), or an interrupted run (its user deleted first). The CLI
+ * exits 2 for all but `interrupted` (130).
+ *
+ * @example
+ * try { await verifyDeployment(options) } catch (e) { if (e instanceof VerifyError) console.error(e.reason) }
+ */
+export class VerifyError extends Error {
+  override name = 'VerifyError'
+  readonly reason: VerifyErrorReason
+
+  constructor(reason: VerifyErrorReason, message: string) {
+    super(message)
+    this.reason = reason
+  }
+}
+
+/** The options with their defaults; a `VerifyError` (`invalid-options`) naming what is wrong. */
+export function resolveVerifyOptions(options: VerifyOptions): ResolvedVerifyOptions {
+  const parsed = verifyOptionsSchema.safeParse(options)
+  if (!parsed.success) {
+    throw new VerifyError(
+      'invalid-options',
+      `invalid options: ${describeIssues(parsed.error.issues)}`,
+    )
+  }
+  return parsed.data
+}
