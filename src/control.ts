@@ -1,8 +1,15 @@
-import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
+import {
+  ApiError,
+  describeIssues,
+  jsonResponse,
+  toErrorResponse,
+  type WireResponse,
+} from './errors.ts'
 import type { MockCore } from './mock-core.ts'
+import { headerSecretSchema } from './options.ts'
 import { bearerCredential } from './rules/authenticate.ts'
 import { hashSecret } from './secrets.ts'
-import { pathnameOf, type WireRequest } from './wire.ts'
+import { allowHeader, mediaTypeOf, pathnameOf, type WireRequest } from './wire.ts'
 
 type ControlRoute = {
   method: string
@@ -62,9 +69,13 @@ export type ControlHandler = (request: WireRequest) => Promise<WireResponse>
  */
 export function createControlHandler(core: MockCore, options: ControlOptions = {}): ControlHandler {
   const { enabled = true, token } = options
-  if (token === '') throw new TypeError('Invalid control token: it must not be empty')
+  const checked = headerSecretSchema.optional().safeParse(token)
+  if (!checked.success) {
+    throw new TypeError(`Invalid control token: ${describeIssues(checked.error.issues)}`)
+  }
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {
+    if (isCrossSite(request)) return toErrorResponse(new ApiError('forbidden'))
     if (!enabled) return toErrorResponse(new ApiError('notFound'))
     if (tokenHash !== undefined) {
       const presented = bearerCredential(request.headers.get('authorization'))
@@ -72,8 +83,36 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
         return toErrorResponse(new ApiError('unauthorized', { 'www-authenticate': 'Bearer' }))
       }
     }
+    if (!isJsonOrBodiless(request)) {
+      return badRequest(
+        "A control request's body must be sent with Content-Type: application/json.",
+      )
+    }
     return handleControl(core, request)
   }
+}
+
+/**
+ * Whether a request comes from another site's page: an `Origin` other than the server's own
+ * (`http://` and the request's `Host`), or a browser's `Sec-Fetch-Site` saying so. A page on
+ * another port of the same machine is `same-site`, and refused too.
+ */
+function isCrossSite(request: WireRequest): boolean {
+  const site = request.headers.get('sec-fetch-site')?.toLowerCase()
+  if (site === 'cross-site' || site === 'same-site') return true
+  const origin = request.headers.get('origin')
+  const own = `http://${request.headers.get('host') ?? ''}`
+  return origin !== null && origin.toLowerCase() !== own.toLowerCase()
+}
+
+/**
+ * Whether a control request is one no HTML form can send: a `Content-Type` of `application/json`
+ * (parameters allowed), or no `Content-Type` and no body.
+ */
+function isJsonOrBodiless(request: WireRequest): boolean {
+  const mediaType = mediaTypeOf(request)
+  if (mediaType !== undefined) return mediaType === 'application/json'
+  return !request.bodyTooLarge && (request.body?.byteLength ?? 0) === 0
 }
 
 /**
@@ -83,8 +122,9 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
 export async function handleControl(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const route = controlRoutes.get(pathnameOf(request.target))
   if (!route) return toErrorResponse(new ApiError('notFound'))
-  if (route.method !== request.method) {
-    return toErrorResponse(new ApiError('methodNotAllowed', { allow: route.method }))
+  const method = request.method === 'HEAD' ? 'GET' : request.method
+  if (route.method !== method) {
+    return toErrorResponse(new ApiError('methodNotAllowed', { allow: allowHeader([route.method]) }))
   }
   try {
     return await route.run(core, request)

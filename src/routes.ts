@@ -22,16 +22,32 @@ const compiled = apiRoutes.map((route) => ({ ...route, segments: route.path.spli
  * @example matchRoute('DELETE', '/api/v1/users/org-1/a%2Fb') // params: { orgId: 'org-1', id: 'a/b' }
  */
 export function matchRoute(method: string, pathname: string): RouteMatch {
-  const segments = pathname.split('/')
-  const allowed: string[] = []
-  for (const route of compiled) {
-    const params = matchSegments(route.segments, segments)
-    if (!params) continue
-    if (route.method === method) return { operation: route.operation, params }
-    allowed.push(route.method)
+  const found = routesAt(pathname)
+  const match = found.find(({ route }) => route.method === method)
+  if (match) return { operation: match.route.operation, params: match.params }
+  if (found.length > 0) {
+    throw new ApiError('methodNotAllowed', {
+      allow: found.map(({ route }) => route.method).join(', '),
+    })
   }
-  if (allowed.length > 0) throw new ApiError('methodNotAllowed', { allow: allowed.join(', ') })
   throw new ApiError('notFound')
+}
+
+/**
+ * The methods the API answers at `pathname` (still percent-encoded); none when no route has it.
+ *
+ * @example methodsAt('/api/v1/users/identify') // ['POST']
+ */
+export function methodsAt(pathname: string): string[] {
+  return routesAt(pathname).map(({ route }) => route.method)
+}
+
+function routesAt(pathname: string) {
+  const segments = pathname.split('/')
+  return compiled.flatMap((route) => {
+    const params = matchSegments(route.segments, segments)
+    return params ? [{ route, params }] : []
+  })
 }
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]) {
