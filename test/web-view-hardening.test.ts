@@ -13,11 +13,10 @@ import { sendRaw } from './support/http-client.ts'
 const json = { 'content-type': 'application/json' }
 
 describe('the web view on the standalone server', () => {
+  const key = 'hardening-key'
   let server: RunningServer
-  let key: string
   beforeAll(async () => {
-    server = await startServer({ port: 0 })
-    key = server.core.credentials[0]?.apiKeys[0] ?? ''
+    server = await startServer({ port: 0, organisations: [{ orgId: 'org-1', apiKeys: [key] }] })
   })
   afterAll(() => server.close())
 
