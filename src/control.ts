@@ -1,10 +1,4 @@
-import {
-  ApiError,
-  describeIssues,
-  jsonResponse,
-  toErrorResponse,
-  type WireResponse,
-} from './errors.ts'
+import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import type { MockCore } from './mock-core.ts'
 import { headerSecretSchema } from './options.ts'
 import { bearerCredential } from './rules/authenticate.ts'
@@ -71,7 +65,7 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
   const { enabled = true, token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {
-    throw new TypeError(`Invalid control token: ${describeIssues(checked.error.issues)}`)
+    throw new TypeError(`Invalid control token: ${checked.error.issues[0]?.message}`)
   }
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {

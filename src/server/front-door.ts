@@ -39,6 +39,10 @@ export function isLoopbackAddress(address: string): boolean {
 /**
  * The standalone server's options for who may talk to it, as `startServer` takes them (and the
  * CLI's `--allowed-host` and `--cors`).
+ *
+ * @example
+ * frontDoorOptionsSchema.parse({ allowedHosts: ['Mock.LAN'], cors: ['http://localhost:5173'] })
+ * // { allowedHosts: ['mock.lan'], cors: ['http://localhost:5173'] }
  */
 export const frontDoorOptionsSchema = z.object({
   /** Host names answered besides the loopback ones (any port), e.g. `mock.internal`. */
