@@ -206,6 +206,41 @@ describe('cross-site requests to /__mock', () => {
     expect(answerOf(form)).toEqual({ status: 403, body: forbidden })
   })
 
+  it('refuses a foreign origin before the control token and --no-control are looked at', async () => {
+    const token = 'ctl-token'
+    const guarded = await startServer({ port: 0, controlToken: token })
+    const disabled = await startServer({ port: 0, control: false })
+    try {
+      const other = 'http://rebind.attacker.example'
+      for (const authorization of [undefined, `Bearer ${token}`]) {
+        const answer = await sendRaw(guarded.url, {
+          method: 'GET',
+          target: '/__mock/state',
+          headers: { origin: other, ...(authorization && { authorization }) },
+        })
+        expect(answerOf(answer)).toEqual({ status: 403, body: forbidden })
+      }
+      const off = await sendRaw(disabled.url, {
+        method: 'GET',
+        target: '/__mock/state',
+        headers: { 'sec-fetch-site': 'cross-site' },
+      })
+      expect(answerOf(off)).toEqual({ status: 403, body: forbidden })
+      // The Content-Type rule comes after the token: a client without it learns nothing more.
+      const untokened = await sendRaw(guarded.url, {
+        method: 'POST',
+        target: '/__mock/reset',
+        headers: { 'content-type': 'text/plain' },
+      })
+      expect(answerOf(untokened)).toEqual({
+        status: 401,
+        body: { code: 401, message: 'Unauthorized' },
+      })
+    } finally {
+      await Promise.all([guarded.close(), disabled.close()])
+    }
+  })
+
   it('answers the server’s own origin and same-origin fetches', async () => {
     expect((await reset({ origin, 'sec-fetch-site': 'same-origin' })).status).toBe(204)
     expect((await reset({ 'sec-fetch-site': 'none' })).status).toBe(204)
