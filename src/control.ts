@@ -17,12 +17,13 @@ import {
 } from './inspector/queries.ts'
 import { journalQuerySchema } from './journal.ts'
 import type { MockCore } from './mock-core.ts'
+import { headerSecretSchema } from './options.ts'
 import { createRouteMatcher } from './routes.ts'
 import { bearerCredential } from './rules/authenticate.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { hashSecret } from './secrets.ts'
 import type { WebhookEndpointInput, WebhookEventInput } from './webhooks/schemas.ts'
-import { pathnameOf, type WireRequest } from './wire.ts'
+import { mediaTypeOf, pathnameOf, type WireRequest } from './wire.ts'
 
 type Run = (
   core: MockCore,
@@ -181,9 +182,13 @@ export type ControlHandler = (request: WireRequest) => Promise<WireResponse>
  */
 export function createControlHandler(core: MockCore, options: ControlOptions = {}): ControlHandler {
   const { enabled = true, token } = options
-  if (token === '') throw new TypeError('Invalid control token: it must not be empty')
+  const checked = headerSecretSchema.optional().safeParse(token)
+  if (!checked.success) {
+    throw new TypeError(`Invalid control token: ${checked.error.issues[0]?.message}`)
+  }
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {
+    if (isCrossSite(request)) return toErrorResponse(new ApiError('forbidden'))
     if (!enabled) return toErrorResponse(new ApiError('notFound'))
     if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
       const presented = bearerCredential(request.headers.get('authorization'))
@@ -191,8 +196,36 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
         return toErrorResponse(new ApiError('unauthorized', { 'www-authenticate': 'Bearer' }))
       }
     }
+    if (!isJsonOrBodiless(request)) {
+      return badRequest(
+        "A control request's body must be sent with Content-Type: application/json.",
+      )
+    }
     return handleControl(core, request)
   }
+}
+
+/**
+ * Whether a request comes from another site's page: an `Origin` other than the server's own
+ * (`http://` and the request's `Host`), or a browser's `Sec-Fetch-Site` saying so. A page on
+ * another port of the same machine is `same-site`, and refused too.
+ */
+function isCrossSite(request: WireRequest): boolean {
+  const site = request.headers.get('sec-fetch-site')?.toLowerCase()
+  if (site === 'cross-site' || site === 'same-site') return true
+  const origin = request.headers.get('origin')
+  const own = `http://${request.headers.get('host') ?? ''}`
+  return origin !== null && origin.toLowerCase() !== own.toLowerCase()
+}
+
+/**
+ * Whether a control request is one no HTML form can send: a `Content-Type` of `application/json`
+ * (parameters allowed), or no `Content-Type` and no body.
+ */
+function isJsonOrBodiless(request: WireRequest): boolean {
+  const mediaType = mediaTypeOf(request)
+  if (mediaType !== undefined) return mediaType === 'application/json'
+  return !request.bodyTooLarge && (request.body?.byteLength ?? 0) === 0
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Every error the mock answers, by name. The status and message of each live in one table. */
 export const apiErrors = {
   invalidRequest: { status: 400, message: 'Invalid request parameters' },
+  badRequest: { status: 400, message: 'Bad request' },
   unauthorized: { status: 401, message: 'Unauthorized' },
   forbidden: { status: 403, message: 'Forbidden' },
   userNotFound: { status: 404, message: 'User not found' },

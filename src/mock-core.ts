@@ -261,26 +261,35 @@ export class MockCore {
 
   async #answer(request: WireRequest): Promise<{ response: WireResponse; delayMs: number }> {
     let delayMs = 0
+    let operation: Operation | undefined
+    let response: WireResponse
     try {
       const pathname = pathnameOf(request.target)
       if (pathname === webViewPath) {
-        const response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
+        response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
         return { response, delayMs }
       }
-      const { operation, params } = matchRoute(request.method, pathname)
+      const route = matchRoute(request.method, pathname)
+      operation = route.operation
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(operation)
       if (fault) {
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
       }
+      const { params } = route
       const body =
         operation === 'identify'
           ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request))
           : deleteUser(this.#ctx, orgId, { orgId: params.orgId ?? '', id: params.id ?? '' })
-      return { response: jsonResponse(200, body), delayMs }
+      response = jsonResponse(200, body)
     } catch (error) {
-      return { response: toErrorResponse(error), delayMs }
+      response = toErrorResponse(error)
     }
+    // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
+    if (operation === 'identify') {
+      response = { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } }
+    }
+    return { response, delayMs }
   }
 }

@@ -19,6 +19,7 @@ import {
   userCourseStartedEventSchema,
   webhookEnvelopeSchema,
 } from './webhooks/schemas.ts'
+import { allowHeader } from './wire.ts'
 
 const components = {
   UserProfileInput: [
@@ -237,7 +238,7 @@ let documentText: string | undefined
 /** `GET /openapi.json`: the document, built once on first request. */
 export function answerOpenApi(method: string): WireResponse {
   if (method !== 'GET' && method !== 'HEAD') {
-    return toErrorResponse(new ApiError('methodNotAllowed', { allow: 'GET' }))
+    return toErrorResponse(new ApiError('methodNotAllowed', { allow: allowHeader(['GET']) }))
   }
   documentText ??= JSON.stringify(createOpenApiDocument())
   return { status: 200, headers: { 'content-type': 'application/json' }, body: documentText }

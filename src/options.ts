@@ -5,9 +5,22 @@ import type { Clock } from './time.ts'
 import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
 import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
 
+/**
+ * A secret a client sends in an HTTP header (an API key, the control token): visible ASCII only,
+ * 0x21 to 0x7E, which every client can send as it is and no header parser alters.
+ *
+ * @example headerSecretSchema.parse('sk_test_abc') // 'sk_test_abc'; 'clé' throws
+ */
+export const headerSecretSchema = z
+  .string()
+  .regex(
+    /^[\x21-\x7e]+$/,
+    'must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it',
+  )
+
 const organisationSchema = z.strictObject({
   orgId: z.string().min(1),
-  apiKeys: z.array(z.string().min(1)).default([]),
+  apiKeys: z.array(headerSecretSchema).default([]),
   users: z.int().min(0).optional(),
 })
 

@@ -1,5 +1,6 @@
 import { ApiError } from './errors.ts'
 import type { Operation } from './faults.ts'
+import { allowHeader } from './wire.ts'
 
 /** The API's route table: the only place that knows its paths. */
 export const apiRoutes = [
@@ -22,7 +23,8 @@ export interface Route {
  * The matcher of a route table: the route of `method` and `pathname` (as sent, still
  * percent-encoded) and its parameters, percent-decoded once. A path no route has, an empty
  * parameter or one that is not valid percent-encoding is a 404 `Not found`; a known path with
- * another method is a 405 with `Allow`. The first route that matches wins.
+ * another method is a 405 with `Allow` (`HEAD` wherever `GET` is). `HEAD` is answered by the `GET`
+ * route of its path. The first route that matches wins; `methodsAt` lists a path's methods.
  *
  * @example
  * const match = createRouteMatcher([{ method: 'DELETE', path: '/things/:id' }])
@@ -30,18 +32,31 @@ export interface Route {
  */
 export function createRouteMatcher<R extends Route>(table: readonly R[]) {
   const compiled = table.map((route) => ({ route, segments: route.path.split('/') }))
-  return (method: string, pathname: string): { route: R; params: Record<string, string> } => {
+  const routesAt = (pathname: string) => {
     const segments = pathname.split('/')
-    const allowed: string[] = []
-    for (const { route, segments: pattern } of compiled) {
+    return compiled.flatMap(({ route, segments: pattern }) => {
       const params = matchSegments(pattern, segments)
-      if (!params) continue
-      if (route.method === method) return { route, params }
-      if (!allowed.includes(route.method)) allowed.push(route.method)
+      return params ? [{ route, params }] : []
+    })
+  }
+  const methodsAt = (pathname: string) => [
+    ...new Set(routesAt(pathname).map(({ route }) => route.method)),
+  ]
+  const match = (
+    method: string,
+    pathname: string,
+  ): { route: R; params: Record<string, string> } => {
+    const found = routesAt(pathname)
+    const exact = found.find(({ route }) => route.method === method)
+    const asGet = method === 'HEAD' ? found.find(({ route }) => route.method === 'GET') : undefined
+    const hit = exact ?? asGet
+    if (hit) return hit
+    if (found.length > 0) {
+      throw new ApiError('methodNotAllowed', { allow: allowHeader(methodsAt(pathname)) })
     }
-    if (allowed.length > 0) throw new ApiError('methodNotAllowed', { allow: allowed.join(', ') })
     throw new ApiError('notFound')
   }
+  return Object.assign(match, { methodsAt })
 }
 
 const matchApiRoute = createRouteMatcher(apiRoutes)
@@ -54,6 +69,15 @@ const matchApiRoute = createRouteMatcher(apiRoutes)
 export function matchRoute(method: string, pathname: string): RouteMatch {
   const { route, params } = matchApiRoute(method, pathname)
   return { operation: route.operation, params }
+}
+
+/**
+ * The methods the API answers at `pathname` (still percent-encoded); none when no route has it.
+ *
+ * @example methodsAt('/api/v1/users/identify') // ['POST']
+ */
+export function methodsAt(pathname: string): string[] {
+  return matchApiRoute.methodsAt(pathname)
 }
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]) {

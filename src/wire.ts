@@ -26,14 +26,8 @@ const decoder = new TextDecoder('utf-8', { fatal: true })
  * valid UTF-8, matching `IdentifyUserRequest`. Anything else is a 400.
  */
 export function parseIdentifyBody(request: WireRequest): IdentifyUserRequest {
-  // Spaces and tabs only (HTTP's optional whitespace): String#trim would also strip a no-break space.
-  const mediaType = request.headers
-    .get('content-type')
-    ?.split(';', 1)[0]
-    ?.replace(/^[ \t]+|[ \t]+$/g, '')
-    .toLowerCase()
   const { body } = request
-  if (mediaType !== 'application/json' || !body || request.bodyTooLarge) {
+  if (mediaTypeOf(request) !== 'application/json' || !body || request.bodyTooLarge) {
     throw new ApiError('invalidRequest')
   }
   if (body.byteLength > maxBodyBytes) throw new ApiError('invalidRequest')
@@ -46,6 +40,31 @@ export function parseIdentifyBody(request: WireRequest): IdentifyUserRequest {
   const parsed = identifyUserRequestSchema.safeParse(json)
   if (!parsed.success) throw new ApiError('invalidRequest')
   return parsed.data
+}
+
+/**
+ * The media type of a request's `Content-Type`, lowercase and without its parameters;
+ * `undefined` when it has none.
+ *
+ * @example mediaTypeOf(request) // 'application/json' for `Application/JSON; charset=utf-8`
+ */
+export function mediaTypeOf(request: WireRequest): string | undefined {
+  // Spaces and tabs only (HTTP's optional whitespace): String#trim would also strip a no-break space.
+  return request.headers
+    .get('content-type')
+    ?.split(';', 1)[0]
+    ?.replace(/^[ \t]+|[ \t]+$/g, '')
+    .toLowerCase()
+}
+
+/**
+ * The `Allow` header of a resource that answers `methods`: `HEAD` wherever `GET` is, since a
+ * `HEAD` is answered as the `GET` would be, without its body and without side effects.
+ *
+ * @example allowHeader(['GET']) // 'GET, HEAD'
+ */
+export function allowHeader(methods: readonly string[]): string {
+  return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ')
 }
 
 /** The path of a request target, without its query. */

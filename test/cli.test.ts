@@ -61,6 +61,7 @@ describe('identify-api-mock serve', () => {
 
     const fault = await fetch(`${url}/__mock/faults`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ operation: 'delete', status: 500 }),
     })
     expect(fault.status).toBe(204)
@@ -93,7 +94,11 @@ describe('identify-api-mock serve', () => {
       [JSON.stringify({ operation: 'delete', status: 500, extra: 1 }), /extra/],
     ] as const
     for (const [body, message] of bad) {
-      const res = await fetch(`${url}/__mock/faults`, { method: 'POST', body })
+      const res = await fetch(`${url}/__mock/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
       expect(res.status).toBe(400)
       const json = await res.json()
       expect(json).toEqual({ code: 400, message: expect.stringMatching(message) })

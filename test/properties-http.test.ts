@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { faultSchema, type MockState } from '../src/index.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
-import { expectAnswer, expectedAnswer, pathOf } from './support/api-oracle.ts'
+import { expectAnswer, expectedAnswer, isJsonMediaType, pathOf } from './support/api-oracle.ts'
 import {
   announceSeed,
   anyJson,
@@ -69,6 +69,15 @@ async function check(c: ApiCase) {
     body: c.body,
     agent,
   })
+  if (c.target.startsWith('http://elsewhere.test/')) {
+    // An absolute-form target naming another host is refused at the front door, like its Host.
+    expect({ status: answer.status, body: answer.text && JSON.parse(answer.text) }).toEqual({
+      status: 403,
+      body: c.method === 'HEAD' ? '' : { code: 403, message: 'Forbidden' },
+    })
+    expect(core.requests()).toEqual([])
+    return
+  }
   const world = worldOf(c.configuration, core.credentials, seeded, c.fault)
   const observed = { ...answer, text: c.method === 'HEAD' ? undefined : answer.text }
   expectAnswer(world, expectedAnswer(world, c), observed, await core.state())
@@ -78,7 +87,10 @@ async function check(c: ApiCase) {
   ])
 }
 
-/** Targets outside `/api` and `/__mock` (and the web view's page): all 404 `Not found`. */
+/**
+ * Targets outside `/api` and `/__mock` (and the web view's page): all 404 `Not found`, but for the
+ * absolute-form target naming another host, which the front door refuses 403 `Forbidden`.
+ */
 const elsewhere = fc.constantFrom(
   '/',
   '//',
@@ -244,6 +256,13 @@ describe('properties of the control endpoints over HTTP', () => {
       },
     ),
     authorization: fc.oneof(authorizationValue([controlToken], false), headerText),
+    contentType: fc.constantFrom(
+      null,
+      'application/json',
+      'Application/JSON; charset=utf-8',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+    ),
     body: fc.oneof(
       {
         weight: 4,
@@ -262,7 +281,10 @@ describe('properties of the control endpoints over HTTP', () => {
         const answer = await sendRaw(server.url, {
           method: c.method,
           target: c.target,
-          headers: c.authorization === null ? {} : { authorization: c.authorization },
+          headers: {
+            ...(c.authorization !== null && { authorization: c.authorization }),
+            ...(c.contentType !== null && { 'content-type': c.contentType }),
+          },
           body: c.body,
           agent,
         })
@@ -288,10 +310,31 @@ describe('properties of the control endpoints over HTTP', () => {
         ) {
           error(401, 'Unauthorized')
           expect(answer.header('www-authenticate')).toBe('Bearer')
+        } else if (
+          c.contentType === null ? (c.body?.byteLength ?? 0) > 0 : !isJsonMediaType(c.contentType)
+        ) {
+          // What an HTML form can send (a body without JSON's Content-Type) is refused.
+          expect({ status: answer.status, body }).toEqual({
+            status: 400,
+            body:
+              c.method === 'HEAD'
+                ? undefined
+                : { code: 400, message: expect.stringMatching(/Content-Type/) },
+          })
         } else if (!methods || !Object.hasOwn(routes, path)) error(404, 'Not found')
-        else if (!methods.includes(c.method)) {
+        else if (!methods.includes(c.method) && !(methods.includes('GET') && c.method === 'HEAD')) {
           error(405, 'Method not allowed')
-          expect(answer.header('allow')).toBe(methods.join(', '))
+          const allowed = methods.includes('GET') ? [...methods, 'HEAD'] : methods
+          expect(answer.header('allow')).toBe(allowed.join(', '))
+        } else if (c.method === 'HEAD') {
+          // HEAD answers what GET would, without a body: a redirect, a refused query, or 200.
+          const status =
+            path === '/__mock'
+              ? 308
+              : path === '/__mock/users' || path === '/__mock/user'
+                ? 400
+                : 200
+          expect({ status: answer.status, text: answer.text }).toEqual({ status, text: '' })
         } else if (path === '/__mock/faults' && c.method === 'POST') {
           let parsed: unknown
           try {

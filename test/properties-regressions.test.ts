@@ -114,7 +114,10 @@ describe('bug: a Content-Type of application/json with a no-break space around i
 describe('bug: the HTTP server dropped a CONNECT request without an answer', () => {
   it('answers it like any other request, with a JSON error, and closes the connection', async () => {
     const conn = await openConnection(server.url)
-    await writeAll(conn.socket, 'CONNECT /api/v1/users/identify HTTP/1.1\r\nHost: mock\r\n\r\n')
+    await writeAll(
+      conn.socket,
+      'CONNECT /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\n\r\n',
+    )
     await conn.closed
     expect(conn.received()).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/)
     expect(conn.received()).toMatch(/\r\nallow: POST\r\n/)

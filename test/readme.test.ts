@@ -106,6 +106,16 @@ describe('README', () => {
       'First attempts go out in the order raised',
       'keeps it in its body',
       'Raising an event for it answers 404 `User not found`',
+      'or a host given with `--allowed-host`',
+      'No `Host`, or two: JSON 400',
+      'An absolute-form target is answered like its path',
+      '`Sec-Fetch-Site` is `cross-site` or `same-site`',
+      'or a body without one, gets 400',
+      'without redeeming the token or setting a cookie',
+      '`Referrer-Policy: no-referrer`',
+      'Every answer of identify, success or error',
+      'Visible ASCII only (0x21 to 0x7E)',
+      '`cors` / `--cors <origin>`',
     ]) {
       expect(documented).toContain(phrase)
     }

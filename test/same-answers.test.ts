@@ -107,17 +107,21 @@ async function throughMsw(step: Step): Promise<{ status: number; body: string }>
 
 /**
  * A new user's `userId` is random (the cryptographic source, by design): each one is replaced by
- * its order of appearance, the same in both runs, so that every other byte can be compared.
+ * its order of appearance, the same in both runs, so that every other byte can be compared. So is
+ * a web-view page's nonce, which is blanked.
  */
 function withNewUserIdsNumbered(bodies: string[], seededUserIds: Set<string>): string[] {
   const numbers = new Map<string, string>()
   const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g
   return bodies.map((body) =>
-    body.replace(uuid, (id) => {
-      if (seededUserIds.has(id)) return id
-      if (!numbers.has(id)) numbers.set(id, `new-user-id-${numbers.size + 1}`)
-      return numbers.get(id) as string
-    }),
+    body
+      .replace(uuid, (id) => {
+        if (seededUserIds.has(id)) return id
+        if (!numbers.has(id)) numbers.set(id, `new-user-id-${numbers.size + 1}`)
+        return numbers.get(id) as string
+      })
+      // A web-view page's CSP nonce is new for every answer, by design.
+      .replace(/ nonce="[A-Za-z0-9+/=]{24}"/g, ' nonce="…"'),
   )
 }
 

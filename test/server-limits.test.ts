@@ -27,7 +27,7 @@ describe('request body limit', () => {
   afterAll(() => server.close())
 
   const head = (framing: string) =>
-    `POST /api/v1/users/identify HTTP/1.1\r\nHost: mock\r\nAuthorization: Bearer ${key}\r\n` +
+    `POST /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n` +
     `Content-Type: application/json\r\n${framing}\r\n\r\n`
 
   it('answers 400 to a 100 MB upload streamed slowly, long before it is sent, and cuts it off', async () => {
@@ -110,7 +110,7 @@ describe('timeouts', () => {
   }
 
   it('answers 408 and closes the connection of a client sending its headers a byte at a time', async () => {
-    const headers = `GET /__mock/health HTTP/1.1\r\nHost: mock\r\nX-Slow: ${'a'.repeat(200)}\r\n\r\n`
+    const headers = `GET /__mock/health HTTP/1.1\r\nHost: localhost\r\nX-Slow: ${'a'.repeat(200)}\r\n\r\n`
     const { conn, sent, elapsed } = await trickle(server.url, '', headers, 25)
     expect(firstResponse(conn.received()).statusLine).toBe('HTTP/1.1 408 Request Timeout')
     expect(firstResponse(conn.received()).body).toBe(errorBody(408, 'Request timeout'))
@@ -135,7 +135,7 @@ describe('timeouts', () => {
       data: { firstName: 'x'.repeat(100) },
     })
     const head =
-      `POST /api/v1/users/identify HTTP/1.1\r\nHost: mock\r\nAuthorization: Bearer ${key}\r\n` +
+      `POST /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n` +
       `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
     const { conn, sent, elapsed } = await trickle(server.url, head, body, 25)
     expect(firstResponse(conn.received()).statusLine).toBe('HTTP/1.1 408 Request Timeout')
@@ -180,7 +180,7 @@ describe('timeouts', () => {
 })
 
 describe('keep-alive limits', () => {
-  const request = 'GET /__mock/health HTTP/1.1\r\nHost: mock\r\n\r\n'
+  const request = 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n'
 
   it('closes an idle keep-alive connection after keepAliveTimeoutMs', async () => {
     const server = await startServer({ port: 0, keepAliveTimeoutMs: 200 })
@@ -249,7 +249,7 @@ describe('requests Node refuses, answered in JSON', () => {
     ],
     [
       'an unknown method',
-      'BREW /api/v1/users/identify HTTP/1.1\r\nHost: m\r\n\r\n',
+      'BREW /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\n\r\n',
       'HTTP/1.1 400 Bad Request',
       errorBody(400, 'Bad request'),
     ],
@@ -261,19 +261,19 @@ describe('requests Node refuses, answered in JSON', () => {
     ],
     [
       'headers over 16 KiB',
-      `GET /api/v1/users/identify HTTP/1.1\r\nHost: m\r\nX-Big: ${'a'.repeat(16_500)}\r\n\r\n`,
+      `GET /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(16_500)}\r\n\r\n`,
       'HTTP/1.1 431 Request Header Fields Too Large',
       errorBody(431, 'Request header fields too large'),
     ],
     [
       'CONNECT',
-      'CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n',
+      'CONNECT example.test:443 HTTP/1.1\r\nHost: localhost\r\n\r\n',
       'HTTP/1.1 404 Not Found',
       errorBody(404, 'Not found'),
     ],
     [
       'an expectation other than 100-continue',
-      'POST /api/v1/users/identify HTTP/1.1\r\nHost: m\r\nExpect: teapot\r\nContent-Length: 0\r\n\r\n',
+      'POST /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\nExpect: teapot\r\nContent-Length: 0\r\n\r\n',
       'HTTP/1.1 417 Expectation Failed',
       errorBody(417, 'Expectation failed'),
     ],
@@ -295,7 +295,7 @@ describe('requests Node refuses, answered in JSON', () => {
     const conn = await openConnection(server.url)
     await writeAll(
       conn.socket,
-      `GET /__mock/health HTTP/1.1\r\nHost: m\r\nX-Big: ${'a'.repeat(15 * 1024)}\r\nConnection: close\r\n\r\n`,
+      `GET /__mock/health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(15 * 1024)}\r\nConnection: close\r\n\r\n`,
     )
     await conn.closed
     expect(firstResponse(conn.received()).statusLine).toBe('HTTP/1.1 200 OK')
@@ -307,7 +307,7 @@ describe('requests Node refuses, answered in JSON', () => {
     const conn = await openConnection(server.url)
     await writeAll(
       conn.socket,
-      `POST /api/v1/users/identify HTTP/1.1\r\nHost: m\r\nAuthorization: Bearer ${key}\r\n` +
+      `POST /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
     )
     await conn.waitFor(/^HTTP\/1\.1 100 Continue\r\n\r\n/)

@@ -277,7 +277,7 @@ describe('secrets never leak', () => {
       })
       await call('/__mock/faults', {
         method: 'POST',
-        headers: control,
+        headers: { ...control, ...json },
         body: JSON.stringify({ operation: 'identify', status: 401, token, key }),
       })
       await call('/__mock/state', { headers: { authorization: `Bearer ${key}` } })

@@ -71,6 +71,7 @@ describe('serve --state-file', () => {
     expect(deleted.status).toBe(200)
     const fault = await fetch(`${first.url}/__mock/faults`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ operation: 'identify', status: 500 }),
     })
     expect(fault.status).toBe(204)

@@ -151,7 +151,7 @@ describe('the web view', () => {
   it('answers another method with a 405 page', async () => {
     const res = await fetch(`${origin}/webview`, { method: 'POST' })
     expect(res.status).toBe(405)
-    expect(res.headers.get('allow')).toBe('GET')
+    expect(res.headers.get('allow')).toBe('GET, HEAD')
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8')
   })
 })

@@ -1,5 +1,5 @@
 import { orgKey } from '../model/indexes.ts'
-import type { UserRecord } from '../model/records.ts'
+import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
 import { hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'
@@ -43,6 +43,32 @@ export type RedeemFailure = 'unknown' | 'wrong-organisation' | 'expired' | 'alre
 export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason: RedeemFailure }
 
 /**
+ * What redeeming a sign-in token would give, changing nothing: the answer to a `HEAD` of the web
+ * view, and the first half of {@link redeemSignInToken}.
+ *
+ * @example
+ * checkSignInToken(ctx, 'org-1', token, ctx.now()) // { ok: true, user, record } or { ok: false, reason }
+ */
+export function checkSignInToken(
+  ctx: RuleContext,
+  orgId: string,
+  token: string,
+  now: Date,
+):
+  | { ok: true; user: UserRecord; record: SignInTokenRecord }
+  | { ok: false; reason: RedeemFailure } {
+  const record = ctx.db.signInTokens.get(hashSecret(token))
+  const user = record && ctx.db.usersByUserId.get(record.userId)
+  if (!record || !user) return { ok: false, reason: 'unknown' }
+  if (record.orgId !== orgId || !ctx.db.users.get(orgKey(orgId, user.id))) {
+    return { ok: false, reason: 'wrong-organisation' }
+  }
+  if (timestampMs(record.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' }
+  if (record.redeemedAt !== null) return { ok: false, reason: 'already-used' }
+  return { ok: true, user, record }
+}
+
+/**
  * Redeems a sign-in token the way the web view does: it must exist, belong to `orgId`, be
  * unexpired and unused. Success marks it used and sets the user's `lastActive`.
  *
@@ -52,14 +78,9 @@ export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason:
  */
 export function redeemSignInToken(ctx: RuleContext, orgId: string, token: string): RedeemResult {
   const now = ctx.now()
-  const record = ctx.db.signInTokens.get(hashSecret(token))
-  const user = record && ctx.db.usersByUserId.get(record.userId)
-  if (!record || !user) return { ok: false, reason: 'unknown' }
-  if (record.orgId !== orgId || !ctx.db.users.get(orgKey(orgId, user.id))) {
-    return { ok: false, reason: 'wrong-organisation' }
-  }
-  if (timestampMs(record.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' }
-  if (record.redeemedAt !== null) return { ok: false, reason: 'already-used' }
+  const checked = checkSignInToken(ctx, orgId, token, now)
+  if (!checked.ok) return checked
+  const { record, user } = checked
   record.redeemedAt = formatTimestamp(now)
   user.lastActive = formatTimestamp(now)
   ctx.db.changed('signInTokens', record)

@@ -6,6 +6,7 @@ import { controlRoutes } from '../control.ts'
 import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
+import { isLoopbackAddress } from './front-door.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
 import { addVerifyCommand } from './verify/command.ts'
@@ -19,6 +20,18 @@ program
   .description('Start the mock as an HTTP server, with seeded default data.')
   .option('--port <port>', 'port to listen on; 0 picks a free one', integer(0, 65535), 4010)
   .option('--host <host>', 'address to bind', '127.0.0.1')
+  .option(
+    '--allowed-host <host>',
+    'a Host name answered besides the loopback ones (repeatable); others get 403',
+    collect,
+    [],
+  )
+  .option(
+    '--cors <origin>',
+    'let a browser app at this origin call the API, e.g. http://localhost:5173 (repeatable)',
+    collect,
+    [],
+  )
   .option(
     '--seed <seed>',
     'fixture seed: the same seed gives the same data',
@@ -119,6 +132,8 @@ addVerifyCommand(program)
 interface ServeFlags {
   port: number
   host: string
+  allowedHost: string[]
+  cors: string[]
   seed: number
   orgs: number
   org?: string
@@ -144,6 +159,8 @@ async function serve(flags: ServeFlags) {
   const options: ServerOptions = {
     port: flags.port,
     host: flags.host,
+    allowedHosts: flags.allowedHost,
+    cors: flags.cors,
     seed: flags.seed,
     seededOrganisations: flags.orgs,
     usersPerOrganisation: flags.users,
@@ -177,7 +194,7 @@ async function serve(flags: ServeFlags) {
   const curl = curlLine(running.url, credentials)
   const inspector = flags.control ? `${running.url}${controlPaths.inspector}` : null
   const address = running.server.address()
-  if (address && typeof address === 'object' && !isLoopback(address.address)) {
+  if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${flags.control && !flags.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
     )
@@ -202,11 +219,6 @@ async function serve(flags: ServeFlags) {
 function curlLine(url: string, credentials: Credentials[]): string | null {
   const org = credentials.find((c) => c.apiKeys.length > 0)
   return org?.apiKeys[0] ? identifyCurlLine(url, org.orgId, org.apiKeys[0]) : null
-}
-
-/** Whether an address the server is bound to is reachable only from this machine. */
-function isLoopback(address: string): boolean {
-  return /^(127\.|::1$|::ffff:127\.)/.test(address)
 }
 
 function controlLine(flags: ServeFlags): string {

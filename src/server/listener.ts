@@ -1,13 +1,16 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { type ControlOptions, createControlHandler, isControlRequest } from '../control.ts'
-import { jsonResponse, toErrorResponse, type WireResponse } from '../errors.ts'
+import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from '../errors.ts'
 import type { MockCore } from '../mock-core.ts'
 import { answerOpenApi, openApiPath } from '../openapi.ts'
 import { maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
+import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 
 export interface ListenerOptions {
   control?: ControlOptions
+  /** Who may talk to the server (by default: loopback `Host` names only, no CORS). */
+  frontDoor?: FrontDoorPolicy
   /**
    * How long a connection whose body was refused as too large stays open after the answer, the
    * rest of the upload discarded, so that a client still sending can read the 400 before the
@@ -27,16 +30,20 @@ export interface ListenerOptions {
 export type Answer = (request: WireRequest) => Promise<WireResponse>
 
 /**
- * The mock, its control endpoints and its OpenAPI document behind one function, as every adapter
- * below calls them.
+ * The mock, its control endpoints and its OpenAPI document behind one function and the server's
+ * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them.
  */
 export function createAnswer(core: MockCore, options: ListenerOptions = {}): Answer {
   const control = createControlHandler(core, options.control)
+  const { frontDoor = { allowedHosts: [], cors: [], loopbackOnly: true } } = options
+  const guarded = guardAnswer(async (request) => {
+    if (isControlRequest(request)) return await control(request)
+    if (pathnameOf(request.target) === openApiPath) return answerOpenApi(request.method)
+    return await core.dispatch(request)
+  }, frontDoor)
   return async (request) => {
     try {
-      if (isControlRequest(request)) return await control(request)
-      if (pathnameOf(request.target) === openApiPath) return answerOpenApi(request.method)
-      return await core.dispatch(request)
+      return await guarded(request)
     } catch (error) {
       return toErrorResponse(error)
     }
@@ -99,13 +106,13 @@ export function answerExpectation(_req: IncomingMessage, res: ServerResponse): v
  * over Node's size limit, or a client too slow to send its headers or its body.
  */
 export function clientErrorResponse(error: NodeJS.ErrnoException): WireResponse {
-  const [status, message] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'Request timeout']
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'Request header fields too large']
-        : [400, 'Bad request']
-  return jsonResponse(status, { code: status, message })
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    return jsonResponse(408, { code: 408, message: 'Request timeout' })
+  }
+  if (error.code === 'HPE_HEADER_OVERFLOW') {
+    return jsonResponse(431, { code: 431, message: 'Request header fields too large' })
+  }
+  return toErrorResponse(new ApiError('badRequest'))
 }
 
 /** A whole HTTP/1.1 response, for a socket no `ServerResponse` writes to; it closes the connection. */
@@ -123,11 +130,23 @@ export function rawResponse(response: WireResponse): string {
 function requestLine(req: IncomingMessage): Omit<WireRequest, 'body'> {
   const headers = {
     get(name: string): string | null {
-      const value = req.headers[name.toLowerCase()]
+      const key = name.toLowerCase()
+      // Node keeps the first of two Host lines only: the front door must see both to refuse them.
+      if (key === 'host') return hostLines(req.rawHeaders)
+      const value = req.headers[key]
       return Array.isArray(value) ? value.join(', ') : (value ?? null)
     },
   }
   return { method: req.method ?? 'GET', target: req.url ?? '/', headers }
+}
+
+/** Every `Host` field line of a request, joined as HTTP joins a repeated field; `null` if none. */
+function hostLines(rawHeaders: readonly string[]): string | null {
+  const values: string[] = []
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]?.toLowerCase() === 'host') values.push(rawHeaders[i + 1] ?? '')
+  }
+  return values.length > 0 ? values.join(', ') : null
 }
 
 /**

@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { describeIssues } from '../errors.ts'
 import { MockCore } from '../mock-core.ts'
 import type { MockApiOptions } from '../options.ts'
+import { frontDoorOptionsSchema, isLoopbackAddress } from './front-door.ts'
 import {
   answerExpectation,
   clientErrorResponse,
@@ -22,6 +23,13 @@ export interface ServerOptions extends MockApiOptions {
   control?: boolean
   /** Requires `Authorization: Bearer <controlToken>` on every `/__mock` request (401 otherwise). */
   controlToken?: string
+  /**
+   * Host names answered besides the loopback ones (any port). Bound to loopback, any other `Host`
+   * gets 403; bound elsewhere, any `Host` is answered unless this is given.
+   */
+  allowedHosts?: string[]
+  /** Origins of browser apps allowed to call the API (CORS), e.g. `http://localhost:5173`. */
+  cors?: string[]
   /** A client must have sent its request headers within this time (408 and closed otherwise). */
   headersTimeoutMs?: number
   /** A client must have sent its whole request within this time (408 and closed otherwise). */
@@ -50,10 +58,9 @@ const limitsSchema = z
     path: ['headersTimeoutMs'],
   })
 
-type Limits = z.output<typeof limitsSchema>
-
-function resolveLimits(limits: Partial<Limits>): Limits {
-  const parsed = limitsSchema.safeParse(limits)
+/** `options` parsed by `schema`; a `TypeError` that says what is wrong otherwise. */
+function resolveWith<T extends z.ZodType>(schema: T, options: z.input<T>): z.output<T> {
+  const parsed = schema.safeParse(options)
   if (!parsed.success)
     throw new TypeError(`Invalid options: ${describeIssues(parsed.error.issues)}`)
   return parsed.data
@@ -86,6 +93,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     host = '127.0.0.1',
     control = true,
     controlToken,
+    allowedHosts,
+    cors,
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs,
@@ -93,18 +102,23 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     stateFile,
     ...mockOptions
   } = options
-  const limits = resolveLimits({
+  const limits = resolveWith(limitsSchema, {
     headersTimeoutMs,
     requestTimeoutMs,
     keepAliveTimeoutMs,
     maxRequestsPerSocket,
   })
+  const access = resolveWith(frontDoorOptionsSchema, { allowedHosts, cors })
   if (!control && controlToken !== undefined) {
     throw new TypeError('Invalid options: controlToken needs the control endpoints (control: true)')
   }
+  // Until the server is bound, the strictest rule; then the one of the address actually bound
+  // (`localhost` may be 127.0.0.1 or ::1), before any request can arrive.
+  const frontDoor = { ...access, loopbackOnly: true }
   const listenerOptions = {
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket: limits.maxRequestsPerSocket,
+    frontDoor,
   }
   const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
   const core = new MockCore(mockOptions, store)
@@ -120,6 +134,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         1000,
         Math.max(10, Math.floor(limits.headersTimeoutMs / 4)),
       ),
+      // Node would answer a request without Host with an empty 400: the front door answers it.
+      requireHostHeader: false,
     },
     createRequestListener(answer, listenerOptions),
   )
@@ -142,6 +158,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('error', () => {})
   server.once('close', () => store?.close())
   const address = server.address() as AddressInfo
+  frontDoor.loopbackOnly = isLoopbackAddress(address.address)
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
     url: `http://${hostInUrl}:${address.port}`,

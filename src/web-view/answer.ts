@@ -2,13 +2,14 @@ import type { WireResponse } from '../errors.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
-import { redeemSignInToken } from '../rules/sign-in-tokens.ts'
+import { checkSignInToken, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { findWebViewSession, openWebViewSession } from '../rules/web-view-sessions.ts'
-import type { WireRequest } from '../wire.ts'
+import { allowHeader, type WireRequest } from '../wire.ts'
 import {
   renderErrorPage,
   renderRefreshPage,
   renderSignedInPage,
+  type SignInFailure,
   type WebViewMessages,
 } from './page.ts'
 
@@ -18,13 +19,47 @@ export const webViewPath = '/webview'
 /** The cookie that keeps a web view signed in across reloads. */
 export const sessionCookie = 'identify_api_mock_session'
 
-const htmlHeaders = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }
+/**
+ * The headers of every web-view page: never cached, never sniffed as another type, no referrer
+ * (the URL carries a sign-in token), and a Content-Security-Policy that runs only the page's own
+ * style and script, marked with this response's `nonce`.
+ */
+function pageHeaders(nonce: string): Record<string, string> {
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  }
+}
+
+/** 128 random bits, base64: a new one for every page. */
+function createNonce(): string {
+  return btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(16))))
+}
+
+/**
+ * A web-view page: `render` is given the nonce its style and script carry, and the answer the
+ * headers of every page.
+ *
+ * @example webViewPage(403, (nonce) => renderErrorPage('Forbidden', nonce))
+ */
+export function webViewPage(
+  status: number,
+  render: (nonce: string) => string,
+  headers: Record<string, string> = {},
+): WireResponse {
+  const nonce = createNonce()
+  return { status, headers: { ...pageHeaders(nonce), ...headers }, body: render(nonce) }
+}
 
 /**
  * `GET /webview?orgId=&token=&path=&webview=`: redeems the sign-in token as the platform's web view
  * does and renders the learner's page, setting a session cookie so a reload without the token stays
  * signed in. A token that cannot sign in (unknown, used, expired, another organisation's) gets a
- * 401 page that posts the session-refresh message to the app.
+ * 401 page that posts the session-refresh message to the app. `HEAD` answers the status and
+ * headers `GET` would, without redeeming the token or setting a cookie.
  */
 export async function answerWebView(
   ctx: RuleContext,
@@ -32,21 +67,28 @@ export async function answerWebView(
   messages: WebViewMessages,
 ): Promise<WireResponse> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return {
-      status: 405,
-      headers: { ...htmlHeaders, allow: 'GET' },
-      body: renderErrorPage('Method not allowed'),
-    }
+    return webViewPage(405, (nonce) => renderErrorPage('Method not allowed', nonce), {
+      allow: allowHeader(['GET']),
+    })
   }
   const query = new URL(request.target, 'http://web-view.invalid').searchParams
   const orgId = query.get('orgId') ?? ''
   const token = query.get('token')
-  const headers: Record<string, string> = { ...htmlHeaders }
+  const closeButton = query.get('webview') === 'true'
+  const refresh = (failure: SignInFailure, reason: string = failure) =>
+    webViewPage(401, (nonce) =>
+      renderRefreshPage({ failure, reason, closeButton, messages, nonce }),
+    )
+  const headers: Record<string, string> = {}
 
   let user: UserRecord | undefined
-  if (token) {
+  if (token && request.method === 'HEAD') {
+    const checked = checkSignInToken(ctx, orgId, token, ctx.now())
+    if (!checked.ok) return refresh(checked.reason)
+    user = checked.user
+  } else if (token) {
     const redeemed = redeemSignInToken(ctx, orgId, token)
-    if (!redeemed.ok) return refresh(redeemed.reason, messages)
+    if (!redeemed.ok) return refresh(redeemed.reason)
     user = redeemed.user
     const sessionId = await openWebViewSession(ctx, user)
     headers['set-cookie'] =
@@ -54,22 +96,29 @@ export async function answerWebView(
   } else {
     const sessionId = readCookie(request.headers.get('cookie'), sessionCookie)
     user = sessionId ? findWebViewSession(ctx, orgId, sessionId) : undefined
-    if (!user) return refresh(token === null ? 'no-token' : 'unknown', messages)
+    if (!user) {
+      if (token === '') return refresh('unknown')
+      // The message keeps its documented reason; the page says the session is over only when
+      // the browser had one.
+      return refresh(sessionId ? 'session-ended' : 'no-token', 'no-token')
+    }
   }
 
-  const body = renderSignedInPage({
-    profile: toUserProfile(ctx, user),
-    organisationName: ctx.db.organisations.get(orgId)?.name ?? orgId,
-    orgId,
-    path: query.get('path') || '/',
-    closeButton: query.get('webview') === 'true',
-    messages,
-  })
-  return { status: 200, headers, body }
-}
-
-function refresh(reason: string, messages: WebViewMessages): WireResponse {
-  return { status: 401, headers: htmlHeaders, body: renderRefreshPage(reason, messages) }
+  const signedIn = user
+  return webViewPage(
+    200,
+    (nonce) =>
+      renderSignedInPage({
+        profile: toUserProfile(ctx, signedIn),
+        organisationName: ctx.db.organisations.get(orgId)?.name ?? orgId,
+        orgId,
+        path: query.get('path') || '/',
+        closeButton,
+        messages,
+        nonce,
+      }),
+    headers,
+  )
 }
 
 function readCookie(header: string | null, name: string): string | undefined {

@@ -1,0 +1,160 @@
+import { z } from 'zod'
+import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
+import { methodsAt } from '../routes.ts'
+import { webViewPage, webViewPath } from '../web-view/answer.ts'
+import { renderErrorPage } from '../web-view/page.ts'
+import { pathnameOf, type WireRequest } from '../wire.ts'
+import type { Answer } from './listener.ts'
+
+/**
+ * A host name as a `Host` header or an absolute target names it (a name, an IPv4 address, or an
+ * IPv6 address in brackets, then an optional port), normalised as URLs normalise it; `undefined`
+ * for anything else (a user part, a path, a list of hosts).
+ */
+function hostnameOf(authority: string): string | undefined {
+  if (!/^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{0,5})?$/i.test(authority)) return undefined
+  try {
+    return new URL(`http://${authority}`).hostname
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether an address (or `Host` name) reaches this machine only: `localhost`, 127.0.0.0/8 or
+ * `::1`, IPv4-mapped forms included.
+ *
+ * @example isLoopbackAddress('127.0.0.1') // true; isLoopbackAddress('0.0.0.0') // false
+ */
+export function isLoopbackAddress(address: string): boolean {
+  const name = address.toLowerCase().replace(/^\[(.*)\]$/, '$1')
+  return (
+    name === 'localhost' ||
+    name === '::1' ||
+    /^(?:::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) ||
+    /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(name)
+  )
+}
+
+/**
+ * The standalone server's options for who may talk to it, as `startServer` takes them (and the
+ * CLI's `--allowed-host` and `--cors`).
+ *
+ * @example
+ * frontDoorOptionsSchema.parse({ allowedHosts: ['Mock.LAN'], cors: ['http://localhost:5173'] })
+ * // { allowedHosts: ['mock.lan'], cors: ['http://localhost:5173'] }
+ */
+export const frontDoorOptionsSchema = z.object({
+  /** Host names answered besides the loopback ones (any port), e.g. `mock.internal`. */
+  allowedHosts: z
+    .array(
+      z
+        .string()
+        .refine((host) => hostnameOf(host) !== undefined && !host.includes(':'), {
+          message: 'expected a host name without a port, e.g. mock.internal',
+        })
+        .transform((host) => hostnameOf(host) as string),
+    )
+    .default([]),
+  /** Origins of browser apps allowed to call the API, e.g. `http://localhost:5173`. */
+  cors: z
+    .array(
+      z.string().refine((origin) => URL.parse(origin)?.origin === origin, {
+        message: 'expected an origin, e.g. http://localhost:5173',
+      }),
+    )
+    .default([]),
+})
+
+export type FrontDoorOptions = z.input<typeof frontDoorOptionsSchema>
+
+export interface FrontDoorPolicy extends z.output<typeof frontDoorOptionsSchema> {
+  /** The server is bound to a loopback address: only loopback names or allowed hosts pass. */
+  loopbackOnly: boolean
+}
+
+/** The headers a CORS preflight is answered with, besides the origin and the methods. */
+const preflightHeaders = {
+  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-max-age': '600',
+  vary: 'Origin',
+}
+
+/**
+ * The server's front door around `answer`: every request, whatever its route, passes it first.
+ * It answers 400 to a request without one `Host`, 403 to a `Host` the policy does not admit (DNS
+ * rebinding), reads an absolute-form target (`http://host/path`) as its path with its authority
+ * as the `Host`, and answers CORS for the `cors` origins on the API's routes.
+ *
+ * @example
+ * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [], loopbackOnly: true })
+ */
+export function guardAnswer(answer: Answer, policy: FrontDoorPolicy): Answer {
+  const admits = (hostname: string | undefined) => {
+    if (hostname !== undefined && isLoopbackAddress(hostname)) return true
+    if (policy.allowedHosts.length > 0) {
+      return hostname !== undefined && policy.allowedHosts.includes(hostname)
+    }
+    return !policy.loopbackOnly
+  }
+  return async (raw) => {
+    const host = raw.headers.get('host')
+    // Repeated field lines reach the adapter joined by commas; a Host is never a list.
+    if (!host || host.includes(',')) return toErrorResponse(new ApiError('badRequest'))
+    const request = originForm(raw) ?? raw
+    const authority = request.headers.get('host') ?? host
+    if (!admits(hostnameOf(authority))) return forbidden(request)
+    const origin = request.headers.get('origin')
+    const cors = origin !== null && policy.cors.includes(origin) ? origin : undefined
+    const apiMethods =
+      cors && pathnameOf(request.target).startsWith('/api/')
+        ? methodsAt(pathnameOf(request.target))
+        : []
+    if (cors && apiMethods.length > 0 && isPreflight(request)) {
+      return {
+        status: 204,
+        headers: {
+          ...preflightHeaders,
+          'access-control-allow-origin': cors,
+          'access-control-allow-methods': apiMethods.join(', '),
+        },
+        body: '',
+      }
+    }
+    const response = await answer(request)
+    if (!cors || apiMethods.length === 0) return response
+    return {
+      ...response,
+      headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
+    }
+  }
+}
+
+/**
+ * An absolute-form target (`http://127.0.0.1:4010/api/…`) as the origin-form request it stands
+ * for, its authority taking the place of `Host` (RFC 9112, 3.2.2); `undefined` for any other.
+ */
+function originForm(request: WireRequest): WireRequest | undefined {
+  const match = /^http:\/\/([^/?#]*)(.*)$/is.exec(request.target)
+  if (!match) return undefined
+  const [, authority = '', rest = ''] = match
+  const target = rest.startsWith('/') ? rest : `/${rest}`
+  const headers = {
+    get: (name: string) => (name.toLowerCase() === 'host' ? authority : request.headers.get(name)),
+  }
+  return { ...request, target, headers }
+}
+
+function isPreflight(request: WireRequest): boolean {
+  return (
+    request.method === 'OPTIONS' && request.headers.get('access-control-request-method') !== null
+  )
+}
+
+/** 403 `Forbidden`: an HTML page for the web view, JSON everywhere else. */
+function forbidden(request: WireRequest): WireResponse {
+  if (pathnameOf(request.target) === webViewPath) {
+    return webViewPage(403, (nonce) => renderErrorPage('Forbidden', nonce))
+  }
+  return toErrorResponse(new ApiError('forbidden'))
+}
