@@ -170,7 +170,7 @@ describe('/__mock/webhooks', () => {
     }
     const put = await control('/__mock/webhooks', { method: 'PUT' })
     expect(put.status).toBe(405)
-    expect(put.headers.get('allow')).toBe('POST, GET')
+    expect(put.headers.get('allow')).toBe('POST, GET, HEAD')
     const post = await control('/__mock/webhooks/deliveries', { body: {} })
     expect(post.status).toBe(405)
     expect(post.headers.get('allow')).toBe('GET, DELETE')
