@@ -173,7 +173,7 @@ describe('/__mock/webhooks', () => {
     expect(put.headers.get('allow')).toBe('POST, GET, HEAD')
     const post = await control('/__mock/webhooks/deliveries', { body: {} })
     expect(post.status).toBe(405)
-    expect(post.headers.get('allow')).toBe('GET, DELETE')
+    expect(post.headers.get('allow')).toBe('GET, DELETE, HEAD')
     expect((await control('/__mock/webhooks/%zz', { method: 'DELETE' })).status).toBe(404)
   })
 
