@@ -1,11 +1,46 @@
-/** One API call, as the journal keeps it: never a key, a token or a query string. */
-export interface JournalEntry {
+import type { Operation } from './faults.ts'
+
+/**
+ * The largest identify body the journal keeps, parsed, in bytes: a larger one (the API takes up
+ * to 1 MiB) is journaled with `request: null`, so that a full journal of `journalSize` entries
+ * holds at most `journalSize` × 16 KiB of request bodies.
+ */
+export const maxJournaledBodyBytes = 16 * 1024
+
+/** A JSON value, as `JSON.parse` gives it. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue }
+
+/**
+ * What an API call asked, by operation: identify's body as parsed JSON (`null` when it was not
+ * JSON or was larger than {@link maxJournaledBodyBytes}), delete's path parameters.
+ */
+export type CallRequest =
+  | { operation: 'identify'; request: JsonValue }
+  | { operation: 'delete'; request: { orgId: string; id: string } }
+
+/** An API call the routes matched, whatever its answer: what `calls()` lists. */
+export type Call = CallRequest & { status: number; time: string }
+
+/** A call of one operation. */
+export type CallOf<O extends Operation> = Extract<Call, { operation: O }>
+
+/**
+ * One request, as the journal keeps it: never a key, a token or a query string. A request the
+ * API's routes matched also has its `operation` and `request`.
+ */
+export type JournalEntry = {
   time: string
   method: string
   path: string
   status: number
   durationMs: number
-}
+} & (CallRequest | { operation?: undefined; request?: undefined })
 
 /** The journal of API calls: a ring buffer that keeps the newest `capacity` entries. */
 export class Journal {
@@ -27,6 +62,18 @@ export class Journal {
   list(): JournalEntry[] {
     if (this.#entries.length < this.#capacity) return [...this.#entries]
     return [...this.#entries.slice(this.#next), ...this.#entries.slice(0, this.#next)]
+  }
+
+  /** The API calls among the entries (of `operation` if given), oldest first. */
+  calls<O extends Operation>(operation?: O): CallOf<O>[] {
+    const calls: Call[] = []
+    for (const entry of this.list()) {
+      if (entry.operation === undefined) continue
+      if (operation !== undefined && entry.operation !== operation) continue
+      const { method, path, durationMs, ...call } = entry
+      calls.push(call as Call)
+    }
+    return calls as CallOf<O>[]
   }
 
   clear(): void {

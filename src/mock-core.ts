@@ -1,7 +1,15 @@
 import { buildDataset, type Credentials, type Dataset } from '../fixtures/dataset.ts'
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import { type FaultOptions, FaultQueue, type Operation } from './faults.ts'
-import { Journal, type JournalEntry } from './journal.ts'
+import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
+import {
+  type CallOf,
+  type CallRequest,
+  Journal,
+  type JournalEntry,
+  type JsonValue,
+  maxJournaledBodyBytes,
+} from './journal.ts'
 import { type Collections, Database, type MockState, type StateChange } from './model/database.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
 import { matchRoute } from './routes.ts'
@@ -14,7 +22,7 @@ import { formatTimestamp } from './rules/timestamps.ts'
 import { createTokenSource } from './secrets.ts'
 import { sleep, systemClock } from './time.ts'
 import { answerWebView, webViewPath } from './web-view/answer.ts'
-import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
+import { parseIdentifyBody, parseJsonBytes, pathnameOf, type WireRequest } from './wire.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -91,16 +99,20 @@ export class MockCore {
     return this.#ctx.db.collections
   }
 
-  /** Answers one request. Never throws: every failure is an error response. */
-  async dispatch(request: WireRequest): Promise<WireResponse> {
+  /**
+   * Answers one request: a {@link WireRequest} (what the standalone server hands it) or a Fetch
+   * `Request` (read as the MSW handlers read it). Never throws: every failure is an error response.
+   */
+  async dispatch(input: WireRequest | Request): Promise<WireResponse> {
     const started = performance.now()
-    const { response, delayMs } = await this.#exclusive(async () => {
+    const request = isFetchRequest(input) ? await toWireRequest(input) : input
+    const { response, delayMs, call } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
         this.#persist()
         return answer
       } catch (error) {
-        return { response: toErrorResponse(error), delayMs: answer.delayMs }
+        return { ...answer, response: toErrorResponse(error) }
       }
     })
     const delay = delayMs + this.options.delayMs
@@ -111,6 +123,7 @@ export class MockCore {
       path: pathnameOf(request.target),
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      ...call,
     })
     return response
   }
@@ -140,9 +153,17 @@ export class MockCore {
     return this.#exclusive(async () => this.#ctx.db.snapshot())
   }
 
-  /** The journal of API calls, oldest first. */
+  /** The journal of requests, oldest first. */
   requests(): JournalEntry[] {
     return this.#journal.list()
+  }
+
+  /**
+   * The API calls the routes matched (of `operation` if given), whatever their answer, oldest
+   * first: what each asked, its status and time. Read from the journal, so bounded by it.
+   */
+  calls<O extends Operation = Operation>(operation?: O): CallOf<O>[] {
+    return this.#journal.calls(operation)
   }
 
   /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */
@@ -186,8 +207,11 @@ export class MockCore {
     return run
   }
 
-  async #answer(request: WireRequest): Promise<{ response: WireResponse; delayMs: number }> {
+  async #answer(
+    request: WireRequest,
+  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest }> {
     let delayMs = 0
+    let call: CallRequest | undefined
     try {
       const pathname = pathnameOf(request.target)
       if (pathname === webViewPath) {
@@ -195,6 +219,11 @@ export class MockCore {
         return { response, delayMs }
       }
       const { operation, params } = matchRoute(request.method, pathname)
+      const json = operation === 'identify' ? journaledJson(request) : undefined
+      call =
+        operation === 'identify'
+          ? { operation, request: (json ?? null) as JsonValue }
+          : { operation, request: { orgId: params.orgId ?? '', id: params.id ?? '' } }
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(operation)
       if (fault) {
@@ -202,12 +231,19 @@ export class MockCore {
         throw new ApiError(fault.code)
       }
       const body =
-        operation === 'identify'
-          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request))
-          : deleteUser(this.#ctx, orgId, { orgId: params.orgId ?? '', id: params.id ?? '' })
-      return { response: jsonResponse(200, body), delayMs }
+        call.operation === 'identify'
+          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
+          : deleteUser(this.#ctx, orgId, call.request)
+      return { response: jsonResponse(200, body), delayMs, call }
     } catch (error) {
-      return { response: toErrorResponse(error), delayMs }
+      return { response: toErrorResponse(error), delayMs, call }
     }
   }
+}
+
+/** Identify's body parsed for the journal: `undefined` when it is not JSON or too large to keep. */
+function journaledJson(request: WireRequest): unknown {
+  const { body } = request
+  if (!body || request.bodyTooLarge || body.byteLength > maxJournaledBodyBytes) return undefined
+  return parseJsonBytes(body)
 }

@@ -15,6 +15,8 @@ import { startServer } from '../../src/server/server.ts'
  */
 export interface Target {
   url(path: string): string
+  /** The `fetch` that reaches this target. */
+  fetch: typeof fetch
   credentials: Credentials[]
   reset(): Promise<void>
   failNext(fault: Fault): Promise<void>
@@ -47,6 +49,24 @@ export const inProcessTarget: TargetFactory = async (options = {}) => {
   await api.ready
   return {
     url: (path) => baseUrl + path,
+    fetch,
+    credentials: api.credentials,
+    reset: () => api.reset(),
+    failNext: async ({ operation, ...fault }) => api.failNext(operation, fault),
+    state: () => api.state(),
+    requests: async () => api.requests(),
+    close: async () => {},
+  }
+}
+
+/** `api.fetch`, straight to `dispatch`: no msw, no socket; pinned to an origin of its own. */
+export const mockFetchTarget: TargetFactory = async (options = {}) => {
+  const baseUrl = `http://fetch-${++targets}.test`
+  const api = createMockApi({ ...options, baseUrl })
+  await api.ready
+  return {
+    url: (path) => baseUrl + path,
+    fetch: api.fetch,
     credentials: api.credentials,
     reset: () => api.reset(),
     failNext: async ({ operation, ...fault }) => api.failNext(operation, fault),
@@ -72,6 +92,7 @@ export const httpTarget: TargetFactory = async (options = {}) => {
   }
   return {
     url: (path) => running.url + path,
+    fetch,
     credentials: running.core.credentials,
     reset: async () => {
       await control('POST', '/__mock/reset')
