@@ -137,6 +137,22 @@ function decodeJson(body: Uint8Array): { ok: true; value: unknown } | { ok: fals
   }
 }
 
+/**
+ * What the journal records of `request` beyond its method, path and status: the operation of a
+ * matched route and what it asked (identify's body as JSON when it is JSON of at most 16 KiB,
+ * else null; delete's decoded path parameters); nothing for any other request.
+ */
+export function expectedCall(request: OracleRequest): { operation?: string; request?: unknown } {
+  const route = routeOf(request.method, pathOf(request.target))
+  if (!('operation' in route)) return {}
+  if (route.operation === 'delete') {
+    return { operation: 'delete', request: { orgId: route.orgId, id: route.id } }
+  }
+  const { body } = request
+  const json = body && body.byteLength <= 16 * 1024 ? decodeJson(body) : ({ ok: false } as const)
+  return { operation: 'identify', request: json.ok ? json.value : null }
+}
+
 /** The answer the contract gives `request` in `world`. */
 export function expectedAnswer(world: World, request: OracleRequest): Expected {
   const route = routeOf(request.method, pathOf(request.target))
