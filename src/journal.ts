@@ -20,15 +20,21 @@ export type JsonValue =
  * What an API call asked, by operation: identify's body as parsed JSON (`null` when it was not
  * JSON or was larger than {@link maxJournaledBodyBytes}), delete's path parameters.
  */
-export type CallRequest =
-  | { operation: 'identify'; request: JsonValue }
-  | { operation: 'delete'; request: { orgId: string; id: string } }
+interface AskedBy {
+  identify: JsonValue
+  delete: { orgId: string; id: string }
+}
 
-/** An API call the routes matched, whatever its answer: what `calls()` lists. */
-export type Call = CallRequest & { status: number; time: string }
+/** An operation and what its call asked. */
+export type CallRequest = { [O in Operation]: { operation: O; request: AskedBy[O] } }[Operation]
 
-/** A call of one operation. */
-export type CallOf<O extends Operation> = Extract<Call, { operation: O }>
+/** An API call of `O` the routes matched, whatever its answer: what `calls()` lists. */
+export type CallOf<O extends Operation> = {
+  [K in O]: { operation: K; request: AskedBy[K]; status: number; time: string }
+}[O]
+
+/** An API call of either operation. */
+export type Call = CallOf<Operation>
 
 /**
  * One request, as the journal keeps it: never a key, a token or a query string. A request the
