@@ -33,7 +33,7 @@ export type DeleteExpectation = { orgId?: string; id?: string }
 /** What the matchers use of the test runner's `this`: vitest and jest both give it. */
 export interface MatcherHost {
   equals(actual: unknown, expected: unknown): boolean
-  isNot: boolean
+  isNot?: boolean
 }
 
 /** A matcher's answer, as vitest and jest take it. */
