@@ -45,7 +45,12 @@ export function toFetchResponse(wire: WireResponse): Response {
   })
 }
 
-/** Whether `request` is a Fetch `Request` (of any realm) rather than a {@link WireRequest}. */
+/**
+ * Whether `request` is a Fetch `Request` (of any realm, jsdom's included) rather than a
+ * {@link WireRequest}.
+ *
+ * @example isFetchRequest(new Request('https://x.test/')) // true
+ */
 export function isFetchRequest(request: WireRequest | Request): request is Request {
   return typeof (request as Partial<Request>).url === 'string'
 }

@@ -4,6 +4,8 @@ import type { Operation } from './faults.ts'
  * The largest identify body the journal keeps, parsed, in bytes: a larger one (the API takes up
  * to 1 MiB) is journaled with `request: null`, so that a full journal of `journalSize` entries
  * holds at most `journalSize` × 16 KiB of request bodies.
+ *
+ * @example if (body.byteLength <= maxJournaledBodyBytes) entry.request = parseJsonBytes(body)
  */
 export const maxJournaledBodyBytes = 16 * 1024
 

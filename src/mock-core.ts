@@ -17,6 +17,7 @@ import { authenticate } from './rules/authenticate.ts'
 import type { RuleContext } from './rules/context.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { identifyUser } from './rules/identify.ts'
+import { redactSecrets } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
 import { createTokenSource } from './secrets.ts'
@@ -161,6 +162,8 @@ export class MockCore {
   /**
    * The API calls the routes matched (of `operation` if given), whatever their answer, oldest
    * first: what each asked, its status and time. Read from the journal, so bounded by it.
+   *
+   * @example api.calls('delete') // [{ operation: 'delete', request: { orgId, id }, status: 200, time }]
    */
   calls<O extends Operation = Operation>(operation?: O): CallOf<O>[] {
     return this.#journal.calls(operation)
@@ -236,6 +239,10 @@ export class MockCore {
           : deleteUser(this.#ctx, orgId, call.request)
       return { response: jsonResponse(200, body), delayMs, call }
     } catch (error) {
+      // A refused identify stored nothing, so what its body carried must not outlive it either.
+      if (call?.operation === 'identify') {
+        call = { ...call, request: redactSecrets(this.#ctx, call.request) }
+      }
       return { response: toErrorResponse(error), delayMs, call }
     }
   }

@@ -88,6 +88,35 @@ describe('api.calls()', () => {
   })
 })
 
+describe('a secret sent in a refused identify body', () => {
+  it('is journaled as [redacted]: a key, a sign-in token, anywhere in the body', async () => {
+    const api = createMockApi({ organisations })
+    const send = (body: unknown, key = 'test-key') =>
+      api.fetch(`${origin}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    const { token } = (await (await send({ id: 'ada', orgId: 'acme' })).json()) as { token: string }
+    await send({ id: 'test-key', orgId: token }, 'wrong-key')
+    await send({ id: 'ada', orgId: 'acme', data: { userGroups: [token] }, [token]: 'test-key' })
+    expect(api.calls().map((c) => [c.status, c.request])).toEqual([
+      [200, { id: 'ada', orgId: 'acme' }],
+      [401, { id: '[redacted]', orgId: '[redacted]' }],
+      [
+        400,
+        {
+          id: 'ada',
+          orgId: 'acme',
+          data: { userGroups: ['[redacted]'] },
+          '[redacted]': '[redacted]',
+        },
+      ],
+    ])
+    expect(JSON.stringify(api.requests())).not.toMatch(new RegExp(`test-key|${token}`))
+  })
+})
+
 describe('GET /__mock/requests', () => {
   it('serves each entry with its operation and request, never a key or token', async () => {
     const server = await startServer({ port: 0, organisations })

@@ -64,7 +64,7 @@ async function check(c: ApiCase) {
       path: pathOf(c.target),
       status: response.status,
       durationMs: expect.any(Number),
-      ...expectedCall(c),
+      ...expectedCall(world, c, response.status),
     },
   ])
   const token = response.status === 200 ? (JSON.parse(response.body).token as string) : undefined
