@@ -22,6 +22,8 @@ export default defineConfig({
       { find: /^identify-api-mock\/schemas$/, replacement: source('./src/schemas.ts') },
       { find: /^identify-api-mock\/server$/, replacement: source('./src/server/server.ts') },
       { find: /^identify-api-mock\/verify$/, replacement: source('./src/server/verify/index.ts') },
+      { find: /^identify-api-mock\/matchers$/, replacement: source('./src/matchers.ts') },
+      { find: /^identify-api-mock\/vitest$/, replacement: source('./src/vitest-setup.ts') },
     ],
   },
   test: {

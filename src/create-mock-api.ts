@@ -1,12 +1,18 @@
 import type { HttpHandler } from 'msw'
 import { createHandlers } from '../handlers/index.ts'
 import { MockCore } from './mock-core.ts'
+import { createMockFetch, type MockFetch } from './mock-fetch.ts'
 import type { MockApiOptions } from './options.ts'
 
-/** A mock of the API: its MSW handlers, with the state and controls behind them. */
+/** A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind them. */
 export interface MockApi extends MockCore {
   /** For `setupServer(...api.handlers)` or `setupWorker(...api.handlers)`. */
   readonly handlers: HttpHandler[]
+  /**
+   * A standard `fetch` straight to this mock, without msw: for clients that take a `fetch`
+   * (openapi-fetch, @hey-api, ky, ofetch) and where msw cannot reach (undici, workers).
+   */
+  readonly fetch: MockFetch
 }
 
 /**
@@ -22,9 +28,16 @@ export interface MockApi extends MockCore {
  * beforeAll(() => server.listen())
  * afterEach(() => api.reset())
  * afterAll(() => server.close())
+ *
+ * // Or without msw, for a client that takes a fetch:
+ * const response = await api.fetch('https://api.example.test/api/v1/users/org-1/user-1', {
+ *   method: 'DELETE',
+ *   headers: { authorization: 'Bearer test-key' },
+ * })
  */
 export function createMockApi(options: MockApiOptions = {}): MockApi {
   const core = new MockCore(options)
   const handlers = createHandlers(core, { baseUrl: core.options.baseUrl })
-  return Object.assign(core, { handlers })
+  const fetch = createMockFetch(core, core.options.baseUrl)
+  return Object.assign(core, { handlers, fetch })
 }

@@ -9,8 +9,9 @@ export {
   type Operation,
   operationErrors,
 } from './faults.ts'
-export type { JournalEntry } from './journal.ts'
+export type { Call, CallOf, CallRequest, JournalEntry, JsonValue } from './journal.ts'
 export { MockCore, type StateStore } from './mock-core.ts'
+export type { MockFetch } from './mock-fetch.ts'
 export type { Collections, MockState, StateChange } from './model/database.ts'
 export * from './model/records.ts'
 export { createOpenApiDocument, type OpenApiDocument } from './openapi.ts'

@@ -1,13 +1,55 @@
 import { z } from 'zod'
+import type { Operation } from './faults.ts'
 
-/** One API call, as the journal keeps it: never a key, a token or a query string. */
-export interface JournalEntry {
+/**
+ * The largest identify body the journal keeps, parsed, in bytes: a larger one (the API takes up
+ * to 1 MiB) is journaled with `request: null`, so that a full journal of `journalSize` entries
+ * holds at most `journalSize` × 16 KiB of request bodies.
+ *
+ * @example if (body.byteLength <= maxJournaledBodyBytes) entry.request = parseJsonBytes(body)
+ */
+export const maxJournaledBodyBytes = 16 * 1024
+
+/** A JSON value, as `JSON.parse` gives it. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue }
+
+/**
+ * What an API call asked, by operation: identify's body as parsed JSON (`null` when it was not
+ * JSON or was larger than {@link maxJournaledBodyBytes}), delete's path parameters.
+ */
+interface AskedBy {
+  identify: JsonValue
+  delete: { orgId: string; id: string }
+}
+
+/** An operation and what its call asked. */
+export type CallRequest = { [O in Operation]: { operation: O; request: AskedBy[O] } }[Operation]
+
+/** An API call of `O` the routes matched, whatever its answer: what `calls()` lists. */
+export type CallOf<O extends Operation> = {
+  [K in O]: { operation: K; request: AskedBy[K]; status: number; time: string }
+}[O]
+
+/** An API call of either operation. */
+export type Call = CallOf<Operation>
+
+/**
+ * One request, as the journal keeps it: never a key, a token or a query string. A request the
+ * API's routes matched also has its `operation` and `request`.
+ */
+export type JournalEntry = {
   time: string
   method: string
   path: string
   status: number
   durationMs: number
-}
+} & (CallRequest | { operation?: undefined; request?: undefined })
 
 /**
  * A ring buffer that keeps the newest `capacity` entries: the journal of API calls, and the
@@ -38,6 +80,25 @@ export class Journal<T = JournalEntry> {
     this.#entries.length = 0
     this.#next = 0
   }
+}
+
+/**
+ * The API calls among journal entries (of `operation` if given), oldest first.
+ *
+ * @example callsIn(journal.list(), 'delete') // [{ operation: 'delete', request: { orgId, id }, status, time }]
+ */
+export function callsIn<O extends Operation>(
+  entries: readonly JournalEntry[],
+  operation?: O,
+): CallOf<O>[] {
+  const calls: Call[] = []
+  for (const entry of entries) {
+    if (entry.operation === undefined) continue
+    if (operation !== undefined && entry.operation !== operation) continue
+    const { method, path, durationMs, ...call } = entry
+    calls.push(call as Call)
+  }
+  return calls as CallOf<O>[]
 }
 
 /** The query of `GET /__mock/requests`: `limit` keeps the newest entries only. */

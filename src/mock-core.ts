@@ -1,7 +1,16 @@
 import { buildDataset, type Credentials, type Dataset } from '../fixtures/dataset.ts'
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
-import { Journal, type JournalEntry } from './journal.ts'
+import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
+import {
+  type CallOf,
+  type CallRequest,
+  callsIn,
+  Journal,
+  type JournalEntry,
+  type JsonValue,
+  maxJournaledBodyBytes,
+} from './journal.ts'
 import { type Collections, Database, type MockState, type StateChange } from './model/database.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
 import { matchRoute } from './routes.ts'
@@ -9,6 +18,7 @@ import { authenticate } from './rules/authenticate.ts'
 import type { RuleContext } from './rules/context.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { identifyUser } from './rules/identify.ts'
+import { redactSecrets } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
 import { createTokenSource } from './secrets.ts'
@@ -17,7 +27,7 @@ import { answerWebView, webViewPath } from './web-view/answer.ts'
 import { buildWebhookEvent } from './webhooks/build-event.ts'
 import type { RaisedWebhookEvent, WebhookEventInput } from './webhooks/schemas.ts'
 import { type WebhookControls, Webhooks } from './webhooks/webhooks.ts'
-import { parseIdentifyBody, pathnameOf, type WireRequest } from './wire.ts'
+import { parseIdentifyBody, parseJsonBytes, pathnameOf, type WireRequest } from './wire.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -133,16 +143,20 @@ export class MockCore {
     return this.#ctx.db.collections
   }
 
-  /** Answers one request. Never throws: every failure is an error response. */
-  async dispatch(request: WireRequest): Promise<WireResponse> {
+  /**
+   * Answers one request: a {@link WireRequest} (what the standalone server hands it) or a Fetch
+   * `Request` (read as the MSW handlers read it). Never throws: every failure is an error response.
+   */
+  async dispatch(input: WireRequest | Request): Promise<WireResponse> {
     const started = performance.now()
-    const { response, delayMs } = await this.#exclusive(async () => {
+    const request = isFetchRequest(input) ? await toWireRequest(input) : input
+    const { response, delayMs, call } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
         this.#persist()
         return answer
       } catch (error) {
-        return { response: toErrorResponse(error), delayMs: answer.delayMs }
+        return { ...answer, response: toErrorResponse(error) }
       }
     })
     const delay = delayMs + this.options.delayMs
@@ -153,6 +167,7 @@ export class MockCore {
       path: pathnameOf(request.target),
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      ...call,
     })
     return response
   }
@@ -213,9 +228,19 @@ export class MockCore {
     return this.#exclusive(async () => this.#ctx.db.snapshot())
   }
 
-  /** The journal of API calls, oldest first. */
+  /** The journal of requests, oldest first. */
   requests(): JournalEntry[] {
     return this.#journal.list()
+  }
+
+  /**
+   * The API calls the routes matched (of `operation` if given), whatever their answer, oldest
+   * first: what each asked, its status and time. Read from the journal, so bounded by it.
+   *
+   * @example api.calls('delete') // [{ operation: 'delete', request: { orgId, id }, status: 200, time }]
+   */
+  calls<O extends Operation = Operation>(operation?: O): CallOf<O>[] {
+    return callsIn(this.#journal.list(), operation)
   }
 
   /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */
@@ -259,9 +284,11 @@ export class MockCore {
     return run
   }
 
-  async #answer(request: WireRequest): Promise<{ response: WireResponse; delayMs: number }> {
+  async #answer(
+    request: WireRequest,
+  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest }> {
     let delayMs = 0
-    let operation: Operation | undefined
+    let call: CallRequest | undefined
     let response: WireResponse
     try {
       const pathname = pathnameOf(request.target)
@@ -269,27 +296,41 @@ export class MockCore {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
         return { response, delayMs }
       }
-      const route = matchRoute(request.method, pathname)
-      operation = route.operation
+      const { operation, params } = matchRoute(request.method, pathname)
+      const json = operation === 'identify' ? journaledJson(request) : undefined
+      call =
+        operation === 'identify'
+          ? { operation, request: (json ?? null) as JsonValue }
+          : { operation, request: { orgId: params.orgId ?? '', id: params.id ?? '' } }
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(operation)
       if (fault) {
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
       }
-      const { params } = route
       const body =
-        operation === 'identify'
-          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request))
-          : deleteUser(this.#ctx, orgId, { orgId: params.orgId ?? '', id: params.id ?? '' })
+        call.operation === 'identify'
+          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
+          : deleteUser(this.#ctx, orgId, call.request)
       response = jsonResponse(200, body)
     } catch (error) {
+      // A refused identify stored nothing, so what its body carried must not outlive it either.
+      if (call?.operation === 'identify') {
+        call = { ...call, request: redactSecrets(this.#ctx, call.request) }
+      }
       response = toErrorResponse(error)
     }
     // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
-    if (operation === 'identify') {
+    if (call?.operation === 'identify') {
       response = { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } }
     }
-    return { response, delayMs }
+    return { response, delayMs, call }
   }
+}
+
+/** Identify's body parsed for the journal: `undefined` when it is not JSON or too large to keep. */
+function journaledJson(request: WireRequest): unknown {
+  const { body } = request
+  if (!body || request.bodyTooLarge || body.byteLength > maxJournaledBodyBytes) return undefined
+  return parseJsonBytes(body)
 }

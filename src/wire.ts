@@ -22,22 +22,32 @@ export interface WireRequest {
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
 /**
- * The identify body: JSON (`Content-Type: application/json`, parameters allowed), at most 1 MiB,
- * valid UTF-8, matching `IdentifyUserRequest`. Anything else is a 400.
+ * The JSON value of a body's bytes; `undefined` when they are not UTF-8 JSON.
+ *
+ * @example parseJsonBytes(new TextEncoder().encode('{"id":"a"}')) // { id: 'a' }
  */
-export function parseIdentifyBody(request: WireRequest): IdentifyUserRequest {
+export function parseJsonBytes(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(bytes))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The identify body: JSON (`Content-Type: application/json`, parameters allowed), at most 1 MiB,
+ * valid UTF-8, matching `IdentifyUserRequest`. Anything else is a 400. `json` is the body
+ * already parsed by {@link parseJsonBytes}, when the caller has it.
+ */
+export function parseIdentifyBody(request: WireRequest, json?: unknown): IdentifyUserRequest {
   const { body } = request
   if (mediaTypeOf(request) !== 'application/json' || !body || request.bodyTooLarge) {
     throw new ApiError('invalidRequest')
   }
   if (body.byteLength > maxBodyBytes) throw new ApiError('invalidRequest')
-  let json: unknown
-  try {
-    json = JSON.parse(decoder.decode(body))
-  } catch {
-    throw new ApiError('invalidRequest')
-  }
-  const parsed = identifyUserRequestSchema.safeParse(json)
+  const value = json ?? parseJsonBytes(body)
+  if (value === undefined) throw new ApiError('invalidRequest')
+  const parsed = identifyUserRequestSchema.safeParse(value)
   if (!parsed.success) throw new ApiError('invalidRequest')
   return parsed.data
 }

@@ -1,9 +1,10 @@
 import { execFile, spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
+import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 /**
@@ -14,7 +15,42 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 const run = promisify(execFile)
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const readme = readFileSync(join(repo, 'README.md'), 'utf8')
-const quickStart = readme.match(/## Quick start: a vitest suite\n\n```ts\n([\s\S]*?)```/)?.[1] ?? ''
+
+/** The code blocks of `lang` in the README's section `heading`, up to its next heading. */
+function blocks(heading: string, lang: string): string[] {
+  const start = readme.indexOf(`${heading}\n`)
+  if (start === -1) throw new Error(`README has no "${heading}"`)
+  const rest = readme.slice(start + heading.length)
+  const body = rest.slice(0, rest.search(/^#{2,3} /m))
+  return [...body.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\``, 'gm'))].map(
+    (m) => m[1] ?? '',
+  )
+}
+
+const [quickStart = ''] = blocks('## Quick start: a vitest suite', 'ts')
+const [fetchOnly = '', openapiFetch = ''] = blocks('### Without msw: `api.fetch`', 'ts')
+const [openapiCommands = ''] = blocks('### Without msw: `api.fetch`', 'sh')
+const matchersSection = '### Asserting what your code sent: `calls()` and matchers'
+const [vitestConfig = '', matchersTest = ''] = blocks(matchersSection, 'ts')
+const [jestInstall = ''] = blocks('### jest', 'sh')
+const [jestConfig = ''] = blocks('### jest', 'js')
+const [jestHandlers = '', jestFetch = ''] = blocks('### jest', 'ts')
+/** The vitest files of a scratch project, each a README block as it stands. */
+const vitestFiles = {
+  'quick-start.test.ts': quickStart,
+  'mock-fetch.test.ts': fetchOnly,
+  'openapi-fetch.test.ts': openapiFetch,
+  'vitest.config.ts': vitestConfig,
+  'matchers.test.ts': matchersTest,
+}
+const vitestTests = Object.keys(vitestFiles).filter((name) => name.endsWith('.test.ts'))
+
+/** Runs each line of a README shell block in `cwd`, as a reader pasting it would. */
+async function runLines(block: string, cwd: string) {
+  for (const line of block.split('\n').filter((l) => l.trim() && !l.startsWith('#'))) {
+    await run('sh', ['-c', line], { cwd, maxBuffer: 1 << 26 })
+  }
+}
 const vitestVersion = JSON.parse(
   readFileSync(join(repo, 'node_modules/vitest/package.json'), 'utf8'),
 ).version
@@ -44,7 +80,8 @@ describe('the packed package in a consumer project', () => {
     )
     await npm(['install', 'node22@npm:node@22'], nodes)
   }, 300_000)
-  afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+  // Three projects' node_modules: removing them takes longer than a hook's default 10 s.
+  afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000)
 
   it('contains compiled JavaScript, declarations, the bin and the license, and nothing else', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball])
@@ -80,15 +117,18 @@ describe('the packed package in a consumer project', () => {
             scripts: { test: 'vitest run' },
           }),
         )
-        writeFileSync(join(project, 'quick-start.test.ts'), quickStart)
+        for (const [name, text] of Object.entries(vitestFiles)) {
+          writeFileSync(join(project, name), text)
+        }
         await npm(
           ['install', tarball, `msw@${msw}`, `vitest@${vitestVersion}`, 'typescript@7'],
           project,
         )
+        await runLines(openapiCommands, project)
       }, 300_000)
 
       for (const { node } of combinations.filter((c) => c.msw === msw)) {
-        it(`runs the README quick start on Node ${node}`, async () => {
+        it(`runs the README's vitest suites on Node ${node}: quick start, api.fetch alone, openapi-fetch, matchers`, async () => {
           const binary =
             node === '22' ? join(scratch, 'nodes/node_modules/node22/bin/node') : process.execPath
           const { stdout: version } = await run(binary, ['--version'])
@@ -100,11 +140,13 @@ describe('the packed package in a consumer project', () => {
               cwd: project,
             },
           )
-          expect(stdout).toMatch(/1 passed/)
+          const report = stripVTControlCharacters(stdout)
+          expect(report).toMatch(new RegExp(`Tests +${vitestTests.length} passed \\(`))
+          for (const name of vitestTests) expect(report).toContain(`✓ ${name}`)
         }, 120_000)
       }
 
-      it('type-checks against the published declarations', async () => {
+      it('type-checks the README suites against the published declarations', async () => {
         writeFileSync(
           join(project, 'tsconfig.json'),
           JSON.stringify({
@@ -114,9 +156,9 @@ describe('the packed package in a consumer project', () => {
               target: 'es2023',
               noEmit: true,
               skipLibCheck: false,
-              types: [],
+              types: ['identify-api-mock/vitest'],
             },
-            files: ['quick-start.test.ts'],
+            files: vitestTests,
           }),
         )
         await run(join(project, 'node_modules/.bin/tsc'), ['-p', project], { cwd: project })
@@ -162,4 +204,31 @@ describe('the packed package in a consumer project', () => {
       }, 60_000)
     })
   }
+  describe('with jest 30 in ESM, as the README configures it', () => {
+    const project = join(scratch, 'jest')
+    beforeAll(async () => {
+      mkdirSync(project)
+      writeFileSync(
+        join(project, 'package.json'),
+        JSON.stringify({
+          name: 'jest-consumer',
+          private: true,
+          type: 'module',
+          scripts: { test: 'NODE_OPTIONS=--experimental-vm-modules jest' },
+        }),
+      )
+      writeFileSync(join(project, 'jest.config.js'), jestConfig)
+      writeFileSync(join(project, 'handlers.test.ts'), jestHandlers)
+      writeFileSync(join(project, 'fetch.test.ts'), jestFetch)
+      await npm(['install', tarball, 'msw@3'], project)
+      await runLines(jestInstall, project)
+    }, 300_000)
+
+    it('passes a test with setupServer in jsdom and one with api.fetch', async () => {
+      const { stderr } = await npm(['test'], project)
+      expect(stderr).toMatch(/PASS .*handlers\.test\.ts/)
+      expect(stderr).toMatch(/PASS .*fetch\.test\.ts/)
+      expect(stderr).toMatch(/Tests: +2 passed, 2 total/)
+    }, 120_000)
+  })
 })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { MockCore, type MockState, type WireResponse } from '../src/index.ts'
-import { expectAnswer, expectedAnswer, pathOf } from './support/api-oracle.ts'
+import { expectAnswer, expectedAnswer, expectedCall, pathOf } from './support/api-oracle.ts'
 import { announceSeed, anyString, apiTarget, httpMethod } from './support/arbitraries.ts'
 import {
   type ApiCase,
@@ -64,6 +64,7 @@ async function check(c: ApiCase) {
       path: pathOf(c.target),
       status: response.status,
       durationMs: expect.any(Number),
+      ...expectedCall(world, c, response.status),
     },
   ])
   const token = response.status === 200 ? (JSON.parse(response.body).token as string) : undefined

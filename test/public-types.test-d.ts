@@ -2,12 +2,14 @@ import type { HttpHandler } from 'msw'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
 import {
+  type Call,
   createMockApi,
   type DeleteUserResponse,
   type ErrorResponse,
   type IdentifyUserRequest,
   type IdentifyUserResponse,
   type JournalEntry,
+  type JsonValue,
   type MockApiOptions,
   type MockState,
   type Operation,
@@ -20,6 +22,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointInput,
   type WebhookEventInput,
+  type WireRequest,
 } from '../src/index.ts'
 import {
   type VerifyError,
@@ -47,6 +50,25 @@ describe('createMockApi', () => {
       delayMs?: number | undefined
     }>()
     expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
+  })
+
+  it('gives a standard fetch, and calls typed by operation', () => {
+    const api = createMockApi()
+    expectTypeOf(api.fetch).toEqualTypeOf<
+      (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
+    >()
+    expectTypeOf(api.fetch).toExtend<typeof fetch>()
+    expectTypeOf(api.dispatch).parameter(0).toEqualTypeOf<WireRequest | Request>()
+    expectTypeOf(api.calls('delete')).toEqualTypeOf<
+      {
+        operation: 'delete'
+        request: { orgId: string; id: string }
+        status: number
+        time: string
+      }[]
+    >()
+    expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()
+    expectTypeOf(api.calls()).toEqualTypeOf<Call[]>()
   })
 
   it('accepts the documented options', () => {

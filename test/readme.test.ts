@@ -189,3 +189,16 @@ describe('README', () => {
     expect(shown.map((m) => [m[1], m[2]])).toEqual(verifyRows.map((row) => [row.name, row.kind]))
   })
 })
+
+describe('README jest section', () => {
+  it('gives the configuration examples/jest runs, which adds only where the sources are', async () => {
+    const block = section('### jest').match(/```js\n([\s\S]*?)```/)?.[1] ?? ''
+    const readmeConfig = (await import(`data:text/javascript,${encodeURIComponent(block)}`)).default
+    const examplePath = new URL('../examples/jest/jest.config.js', import.meta.url).href
+    const { default: exampleConfig } = await import(examplePath)
+    expect(Object.keys(readmeConfig).length).toBeGreaterThan(2)
+    const { moduleNameMapper, testMatch, ...rest } = exampleConfig
+    expect(rest).toEqual(readmeConfig)
+    expect(Object.keys(moduleNameMapper)).toContain('^identify-api-mock$')
+  })
+})

@@ -65,5 +65,6 @@ it('runs identify and delete through setupWorker in a real browser', async () =>
     'identify 200 Bea 64',
     'delete 200 {"id":"browser-user","deleted":true}',
     'delete 404 User not found',
+    'api.fetch 404, 3 delete calls',
   ])
 }, 30_000)

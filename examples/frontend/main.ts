@@ -27,6 +27,13 @@ async function run() {
 
   const again = await fetch('/api/v1/users/acme/browser-user', { method: 'DELETE', headers })
   log.textContent += `delete ${again.status} ${(await again.json()).message}\n`
+
+  // The same mock without the worker: api.fetch goes straight to it, in the page.
+  const direct = await api.fetch(`${location.origin}/api/v1/users/acme/browser-user`, {
+    method: 'DELETE',
+    headers,
+  })
+  log.textContent += `api.fetch ${direct.status}, ${api.calls('delete').length} delete calls\n`
   status.textContent = 'done'
 }
 

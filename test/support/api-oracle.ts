@@ -137,6 +137,46 @@ function decodeJson(body: Uint8Array): { ok: true; value: unknown } | { ok: fals
   }
 }
 
+/**
+ * What the journal records of `request` beyond its method, path and status: the operation of a
+ * matched route and what it asked (identify's body as JSON when it is JSON of at most 16 KiB,
+ * else null; delete's decoded path parameters); nothing for any other request. A refused
+ * identify's body has every string that is a key, token or session the world holds redacted.
+ */
+export function expectedCall(
+  world: World,
+  request: OracleRequest,
+  status: number,
+): { operation?: string; request?: unknown } {
+  const route = routeOf(request.method, pathOf(request.target))
+  if (!('operation' in route)) return {}
+  if (route.operation === 'delete') {
+    return { operation: 'delete', request: { orgId: route.orgId, id: route.id } }
+  }
+  const { body } = request
+  const json = body && body.byteLength <= 16 * 1024 ? decodeJson(body) : ({ ok: false } as const)
+  const value = json.ok ? json.value : null
+  return { operation: 'identify', request: status === 200 ? value : redactedIn(world, value) }
+}
+
+function redactedIn(world: World, value: unknown): unknown {
+  const hashes = new Set([
+    ...world.state.signInTokens.map((t) => t.tokenHash),
+    ...world.state.webViewSessions.map((s) => s.sessionHash),
+  ])
+  const isSecret = (text: string) =>
+    world.keys.has(text) || hashes.has(createHash('sha256').update(text).digest('hex'))
+  const walk = (node: unknown): unknown => {
+    if (typeof node === 'string') return isSecret(node) ? '[redacted]' : node
+    if (Array.isArray(node)) return node.map(walk)
+    if (!isObject(node)) return node
+    return Object.fromEntries(
+      Object.entries(node).map(([key, field]) => [isSecret(key) ? '[redacted]' : key, walk(field)]),
+    )
+  }
+  return walk(value)
+}
+
 /** The answer the contract gives `request` in `world`. */
 export function expectedAnswer(world: World, request: OracleRequest): Expected {
   const route = routeOf(request.method, pathOf(request.target))

@@ -8,7 +8,7 @@ const identifyPath = '/api/v1/users/identify'
 
 /**
  * The API's behaviour, as its description and decisions.md state it, written once and run
- * against every way in (the MSW handlers and the standalone server), so they cannot drift apart.
+ * against every way in (the MSW handlers, `api.fetch` and the standalone server), so they cannot drift apart.
  */
 export function describeConformance(name: string, createTarget: TargetFactory) {
   describe(`${name}: conformance`, () => {
@@ -20,11 +20,11 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
     const json = { 'content-type': 'application/json' }
 
     const identify = (body: unknown, headers: Record<string, string> = { ...auth(), ...json }) =>
-      fetch(t().url(identifyPath), { method: 'POST', headers, body: JSON.stringify(body) })
+      t().fetch(t().url(identifyPath), { method: 'POST', headers, body: JSON.stringify(body) })
     const identifyRaw = (body: string | undefined, headers: Record<string, string>) =>
-      fetch(t().url(identifyPath), { method: 'POST', headers: { ...auth(), ...headers }, body })
+      t().fetch(t().url(identifyPath), { method: 'POST', headers: { ...auth(), ...headers }, body })
     const remove = (orgId: string, id: string, headers: Record<string, string> = auth()) =>
-      fetch(t().url(`/api/v1/users/${orgId}/${encodeURIComponent(id)}`), {
+      t().fetch(t().url(`/api/v1/users/${orgId}/${encodeURIComponent(id)}`), {
         method: 'DELETE',
         headers,
       })
@@ -349,7 +349,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
       it('percent-decodes path parameters once', async () => {
         await expectIdentified(await identify({ id: 'a/b@c', orgId: 'org-1' }))
         await expectIdentified(await identify({ id: 'a%2F', orgId: 'org-1' }))
-        const res = await fetch(t().url('/api/v1/users/org-1/a%2Fb%40c'), {
+        const res = await t().fetch(t().url('/api/v1/users/org-1/a%2Fb%40c'), {
           method: 'DELETE',
           headers: auth(),
         })
@@ -364,7 +364,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
           '/api/v1/users/org-1/%zz',
         ]) {
           const res = await expectUnchanged(() =>
-            fetch(t().url(path), { method: 'DELETE', headers: auth() }),
+            t().fetch(t().url(path), { method: 'DELETE', headers: auth() }),
           )
           await expectError(res, 404, 'Not found')
         }
@@ -377,10 +377,10 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
 
     describe('routing, before credentials', () => {
       it('answers a known path with another method 405 and Allow', async () => {
-        const get = await fetch(t().url(identifyPath))
+        const get = await t().fetch(t().url(identifyPath))
         expect(get.headers.get('allow')).toBe('POST')
         await expectError(get, 405, 'Method not allowed')
-        const put = await fetch(t().url('/api/v1/users/org-1/x'), { method: 'PUT', body: '{}' })
+        const put = await t().fetch(t().url('/api/v1/users/org-1/x'), { method: 'PUT', body: '{}' })
         expect(put.headers.get('allow')).toBe('DELETE')
         await expectError(put, 405, 'Method not allowed')
       })
@@ -392,7 +392,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
           '/api/v1/users/identify/extra/x',
           '/api/v1/users',
         ]) {
-          await expectError(await fetch(t().url(path), { method: 'POST' }), 404, 'Not found')
+          await expectError(await t().fetch(t().url(path), { method: 'POST' }), 404, 'Not found')
         }
       })
     })
@@ -476,7 +476,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
       it('journals every API call, oldest first, without keys or tokens', async () => {
         const { token } = await expectIdentified(await identify({ id: 'j', orgId: 'org-1' }))
         await remove('org-1', 'j')
-        await fetch(t().url(identifyPath))
+        await t().fetch(t().url(identifyPath))
         const entries = await t().requests()
         expect(entries.map(({ method, path, status }) => ({ method, path, status }))).toEqual([
           { method: 'POST', path: identifyPath, status: 200 },
@@ -494,7 +494,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
   describe(`${name}: strict user groups`, () => {
     const t = useTarget(createTarget, { strictUserGroups: true })
     const identify = (body: unknown) =>
-      fetch(t().url(identifyPath), {
+      t().fetch(t().url(identifyPath), {
         method: 'POST',
         headers: {
           authorization: `Bearer ${t().credentials[0]?.apiKeys[0]}`,
@@ -530,7 +530,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
 
     it('answers a missing or unknown key 403 Forbidden, without WWW-Authenticate', async () => {
       for (const headers of [{}, { authorization: 'Bearer unknown' }] as Record<string, string>[]) {
-        const res = await fetch(t().url('/api/v1/users/org-1/x'), { method: 'DELETE', headers })
+        const res = await t().fetch(t().url('/api/v1/users/org-1/x'), { method: 'DELETE', headers })
         expect(res.headers.get('www-authenticate')).toBeNull()
         await expectError(res, 403, 'Forbidden')
       }
@@ -549,7 +549,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
       const state = await t().state()
       expect(state.users.some((u) => u.orgId === 'acme')).toBe(true)
       expect(state.users.some((u) => u.orgId === 'empty')).toBe(false)
-      const res = await fetch(t().url(identifyPath), {
+      const res = await t().fetch(t().url(identifyPath), {
         method: 'POST',
         headers: { authorization: 'Bearer empty-key', 'content-type': 'application/json' },
         body: JSON.stringify({ id: 'first', orgId: 'empty' }),

@@ -3,6 +3,7 @@ import type {
   Credentials,
   Fault,
   JournalEntry,
+  MockApi,
   MockApiOptions,
   MockState,
 } from '../../src/index.ts'
@@ -15,6 +16,8 @@ import { startServer } from '../../src/server/server.ts'
  */
 export interface Target {
   url(path: string): string
+  /** The `fetch` that reaches this target. */
+  fetch: typeof fetch
   credentials: Credentials[]
   reset(): Promise<void>
   failNext(fault: Fault): Promise<void>
@@ -35,6 +38,20 @@ const server = setupServer()
 let listening = false
 let targets = 0
 
+/** An in-process mock pinned to an origin of its own, reached through `fetch`. */
+function inProcess(api: MockApi, baseUrl: string, send: typeof fetch): Target {
+  return {
+    url: (path) => baseUrl + path,
+    fetch: send,
+    credentials: api.credentials,
+    reset: () => api.reset(),
+    failNext: async ({ operation, ...fault }) => api.failNext(operation, fault),
+    state: () => api.state(),
+    requests: async () => api.requests(),
+    close: async () => {},
+  }
+}
+
 /** The MSW handlers through `setupServer`, each target pinned to an origin of its own. */
 export const inProcessTarget: TargetFactory = async (options = {}) => {
   if (!listening) {
@@ -45,15 +62,15 @@ export const inProcessTarget: TargetFactory = async (options = {}) => {
   const api = createMockApi({ ...options, baseUrl })
   server.use(...api.handlers)
   await api.ready
-  return {
-    url: (path) => baseUrl + path,
-    credentials: api.credentials,
-    reset: () => api.reset(),
-    failNext: async ({ operation, ...fault }) => api.failNext(operation, fault),
-    state: () => api.state(),
-    requests: async () => api.requests(),
-    close: async () => {},
-  }
+  return inProcess(api, baseUrl, fetch)
+}
+
+/** `api.fetch`, straight to `dispatch`: no msw, no socket; pinned to an origin of its own. */
+export const mockFetchTarget: TargetFactory = async (options = {}) => {
+  const baseUrl = `http://fetch-${++targets}.test`
+  const api = createMockApi({ ...options, baseUrl })
+  await api.ready
+  return inProcess(api, baseUrl, api.fetch)
 }
 
 /** The standalone server over real HTTP on loopback, its controls through `/__mock`. */
@@ -72,6 +89,7 @@ export const httpTarget: TargetFactory = async (options = {}) => {
   }
   return {
     url: (path) => running.url + path,
+    fetch,
     credentials: running.core.credentials,
     reset: async () => {
       await control('POST', '/__mock/reset')

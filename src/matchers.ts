@@ -1,0 +1,200 @@
+import { z } from 'zod'
+import { describeIssues } from './errors.ts'
+import type { Operation } from './faults.ts'
+import type { Call } from './journal.ts'
+import type { IdentifyUserRequest } from './schemas.ts'
+
+/**
+ * How many matching calls to expect, and of which answer. Without `times`, at least one; without
+ * `status`, calls of every answer count.
+ *
+ * @example callExpectationSchema.parse({ times: 1, status: 200 })
+ */
+export const callExpectationSchema = z.strictObject({
+  times: z.int().min(0).optional(),
+  status: z.int().optional(),
+})
+
+export type CallExpectation = z.input<typeof callExpectationSchema>
+
+/** Every field optional, at any depth; arrays whole. */
+export type DeepPartial<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { [K in keyof T]?: DeepPartial<T[K]> }
+    : T
+
+/** What `toHaveIdentified` matches: any part of the identify body sent. */
+export type IdentifyExpectation = DeepPartial<IdentifyUserRequest>
+
+/** What `toHaveDeleted` matches: the organisation, the user, or both. */
+export type DeleteExpectation = { orgId?: string; id?: string }
+
+/** What the matchers use of the test runner's `this`: vitest and jest both give it. */
+export interface MatcherHost {
+  equals(actual: unknown, expected: unknown): boolean
+  isNot?: boolean
+}
+
+/** A matcher's answer, as vitest and jest take it. */
+export interface MatcherResult {
+  pass: boolean
+  message: () => string
+}
+
+/** The calls listed in a failure message at most; the oldest beyond it are counted. */
+const listedCalls = 20
+
+const verbs: Record<Operation, string> = { identify: 'identified', delete: 'deleted' }
+
+/**
+ * Matchers for `expect.extend(matchers)` (vitest and jest) over a mock's calls: `toHaveIdentified`
+ * and `toHaveDeleted`. Each matches a deep partial of what the call asked (asymmetric matchers
+ * such as `expect.any(String)` allowed), over every call of the operation unless `status`
+ * narrows it; a failure lists the calls that were made.
+ *
+ * @example
+ * expect.extend(matchers)
+ * expect(api).toHaveIdentified({ id: 'user-42', data: { firstName: 'Ada' } }, { times: 1 })
+ * expect(api).toHaveDeleted({ orgId: 'acme', id: 'user-42' }, { status: 200 })
+ */
+export const matchers = {
+  toHaveIdentified(
+    this: MatcherHost,
+    received: unknown,
+    request?: IdentifyExpectation,
+    options?: CallExpectation,
+  ): MatcherResult {
+    return matchCalls(this, received, 'identify', request, options)
+  },
+  toHaveDeleted(
+    this: MatcherHost,
+    received: unknown,
+    request?: DeleteExpectation,
+    options?: CallExpectation,
+  ): MatcherResult {
+    return matchCalls(this, received, 'delete', request, options)
+  },
+}
+
+interface CallSource {
+  calls(operation: Operation): Call[]
+}
+
+function matchCalls(
+  host: MatcherHost,
+  received: unknown,
+  operation: Operation,
+  expected: unknown,
+  options: CallExpectation = {},
+): MatcherResult {
+  if (!isCallSource(received)) {
+    throw new TypeError(
+      `expect(…).${matcherName(operation)}() takes a mock from createMockApi(); got ${show(received)}`,
+    )
+  }
+  const parsed = callExpectationSchema.safeParse(options)
+  if (!parsed.success) {
+    throw new TypeError(`Invalid options: ${describeIssues(parsed.error.issues)}`)
+  }
+  const { times, status } = parsed.data
+  const calls = received.calls(operation)
+  const matching = calls.filter(
+    (call) =>
+      (status === undefined || call.status === status) &&
+      (expected === undefined || matchesPartially(host, call.request, expected)),
+  )
+  const pass = times === undefined ? matching.length > 0 : matching.length === times
+  const what = [
+    expected === undefined ? 'any request' : show(expected),
+    status === undefined ? '' : ` answered ${status}`,
+    times === undefined ? '' : ` exactly ${count(times)}`,
+  ].join('')
+  const message = () =>
+    [
+      `expected the mock ${host.isNot ? 'not ' : ''}to have ${verbs[operation]} ${what}, ` +
+        `but ${count(matching.length)} matched.`,
+      '',
+      describeCalls(operation, calls),
+    ].join('\n')
+  return { pass, message }
+}
+
+/**
+ * Whether `actual` has every field of `expected`, at any depth: plain objects are matched field
+ * by field, anything else (arrays, asymmetric matchers, values) by the host's `equals`.
+ */
+function matchesPartially(host: MatcherHost, actual: unknown, expected: unknown): boolean {
+  if (!isPlainObject(expected)) return host.equals(actual, expected)
+  if (!isPlainObject(actual)) return false
+  return Object.entries(expected).every(
+    ([key, value]) => Object.hasOwn(actual, key) && matchesPartially(host, actual[key], value),
+  )
+}
+
+function describeCalls(operation: Operation, calls: Call[]): string {
+  if (calls.length === 0) return `No ${operation} calls were made.`
+  const shown = calls.slice(-listedCalls)
+  const lines = shown.map(
+    (call, i) => `  ${calls.length - shown.length + i + 1}. ${call.status} ${show(call.request)}`,
+  )
+  const omitted = calls.length - shown.length
+  return [
+    `${operation} calls made (${calls.length}), oldest first:`,
+    ...(omitted > 0 ? [`  … ${omitted} older not shown`] : []),
+    ...lines,
+  ].join('\n')
+}
+
+/**
+ * A value as one line of JSON, its asymmetric matchers (`expect.any(String)`) shown as the test
+ * runner names them (`Any<String>`).
+ */
+function show(value: unknown): string {
+  const named: string[] = []
+  const json = JSON.stringify(value, (_key, field: unknown) => {
+    if (!isAsymmetricMatcher(field)) return field
+    named.push(field.toAsymmetricMatcher?.() ?? String(field))
+    return `${placeholder}${named.length - 1}${placeholder}`
+  })
+  if (json === undefined) return String(value)
+  return json.replace(
+    new RegExp(`"${placeholder}(\\d+)${placeholder}"`, 'g'),
+    (_match, index: string) => named[Number(index)] ?? '',
+  )
+}
+
+/** A private-use character: `JSON.stringify` leaves it as it is, and no request holds it. */
+const placeholder = '\uE000'
+
+interface AsymmetricMatcher {
+  asymmetricMatch(other: unknown): boolean
+  toAsymmetricMatcher?(): string
+}
+
+function isAsymmetricMatcher(value: unknown): value is AsymmetricMatcher {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<AsymmetricMatcher>).asymmetricMatch === 'function'
+  )
+}
+
+const count = (n: number) => `${n} ${n === 1 ? 'call' : 'calls'}`
+
+const matcherName = (operation: Operation) =>
+  operation === 'identify' ? 'toHaveIdentified' : 'toHaveDeleted'
+
+function isCallSource(value: unknown): value is CallSource {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Partial<CallSource>).calls === 'function'
+  )
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false
+  const prototype = Object.getPrototypeOf(value)
+  return prototype === Object.prototype || prototype === null
+}

@@ -1,0 +1,25 @@
+/**
+ * The vitest setup entry: extends `expect` with the mock's matchers and declares their types.
+ *
+ * @example
+ * // vitest.config.ts
+ * export default defineConfig({ test: { setupFiles: ['identify-api-mock/vitest'] } })
+ */
+import { expect } from 'vitest'
+import {
+  type CallExpectation,
+  type DeleteExpectation,
+  type IdentifyExpectation,
+  matchers,
+} from './matchers.ts'
+
+expect.extend(matchers)
+
+declare module 'vitest' {
+  interface Matchers<T> {
+    /** The mock received identify calls matching `request` (a deep partial of the body). */
+    toHaveIdentified(request?: IdentifyExpectation, options?: CallExpectation): void
+    /** The mock received delete calls matching `request` (`orgId`, `id`, or both). */
+    toHaveDeleted(request?: DeleteExpectation, options?: CallExpectation): void
+  }
+}
