@@ -18,7 +18,6 @@ export const controlPaths = {
   organisations: '/__mock/organisations',
   users: '/__mock/users',
   user: '/__mock/user',
-  // Served by the webhooks endpoints; the page hides its webhooks section while they answer 404.
   webhooks: '/__mock/webhooks',
   webhookDeliveries: '/__mock/webhooks/deliveries',
   events: '/__mock/events',

@@ -15,7 +15,7 @@ import {
   userListQuerySchema,
   userQuerySchema,
 } from './inspector/queries.ts'
-import { journalQuerySchema } from './journal.ts'
+import { journalQuerySchema, newestEntries } from './journal.ts'
 import type { MockCore } from './mock-core.ts'
 import { headerSecretSchema } from './options.ts'
 import { createRouteMatcher } from './routes.ts'
@@ -75,7 +75,7 @@ export const controlRoutes = [
     path: controlPaths.requests,
     run: async (core, request) =>
       withQuery(request, journalQuerySchema, ({ limit }) =>
-        jsonResponse(200, limit ? core.requests().slice(-limit) : core.requests()),
+        jsonResponse(200, newestEntries(core.requests(), limit)),
       ),
   },
   {
@@ -130,7 +130,10 @@ export const controlRoutes = [
   {
     method: 'GET',
     path: controlPaths.webhookDeliveries,
-    run: async (core) => jsonResponse(200, core.webhooks.deliveries()),
+    run: async (core, request) =>
+      withQuery(request, journalQuerySchema, ({ limit }) =>
+        jsonResponse(200, newestEntries(core.webhooks.deliveries(), limit)),
+      ),
   },
   {
     method: 'DELETE',

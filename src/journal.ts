@@ -101,7 +101,21 @@ export function callsIn<O extends Operation>(
   return calls as CallOf<O>[]
 }
 
-/** The query of `GET /__mock/requests`: `limit` keeps the newest entries only. */
+/**
+ * The query of `GET /__mock/requests` and `GET /__mock/webhooks/deliveries`: `limit` keeps the
+ * newest entries only.
+ */
 export const journalQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
 })
+
+/**
+ * The newest `limit` of `entries` (oldest first), or all of them without a limit: what a
+ * `journalQuerySchema` query asks for.
+ *
+ * @example
+ * newestEntries(['a', 'b', 'c'], 2) // ['b', 'c']
+ */
+export function newestEntries<T>(entries: T[], limit: number | undefined): T[] {
+  return limit ? entries.slice(-limit) : entries
+}

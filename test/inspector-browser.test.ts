@@ -2,9 +2,15 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../src/server/server.ts'
+import { generateWebhookSecret } from '../src/webhooks/signature.ts'
 import { chromiumLaunchOptions } from './support/chromium.ts'
 import { startCli } from './support/cli-process.ts'
 import { expectError, expectIdentified } from './support/expect-body.ts'
+import {
+  expectSignedDelivery,
+  type ReceivedDelivery,
+  startReceiver,
+} from './support/webhook-delivery.ts'
 
 /** Where the pictures of the inspector go (named in the README; the folder is gitignored). */
 const screenshots = 'test/screenshots'
@@ -145,82 +151,153 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
-  it('names both screenshots in the README', () => {
+  it('names every screenshot in the README', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
-    for (const name of ['inspector-desktop.png', 'inspector-phone.png']) {
+    for (const name of ['inspector-desktop.png', 'inspector-phone.png', 'inspector-webhooks.png']) {
       expect(readme).toContain(`${screenshots}/${name}`)
     }
   })
 
-  it('shows webhook endpoints and deliveries by their contract, and raises an event from the form', async () => {
-    // The webhooks endpoints are another issue's: the browser answers them here as their contract says.
-    const { context, page, problems } = await openInspector(browser, 'about:blank')
-    const raised: unknown[] = []
-    await page.route('**/__mock/webhooks', (route) =>
-      route.fulfill({
-        json: [{ id: 'ep_1', url: 'http://127.0.0.1:9/hook', events: ['notifications.sent'] }],
-      }),
-    )
-    await page.route('**/__mock/webhooks/deliveries', (route) =>
-      route.fulfill({
-        json: [
-          {
-            id: 'msg_1',
-            endpoint: 'ep_1',
-            type: 'notifications.sent',
-            attempts: [
-              { at: '2026-05-04T10:00:00Z', error: 'ECONNREFUSED' },
-              { at: '2026-05-04T10:00:05Z', status: 200 },
-            ],
-            delivered: true,
-          },
-        ],
-      }),
-    )
-    await page.route('**/__mock/events', (route) => {
-      raised.push({
-        body: route.request().postDataJSON(),
-        type: route.request().headers()['content-type'],
-      })
-      return route.fulfill({ status: 202, body: '' })
-    })
-    await page.goto(`${server.url}/__mock/`)
-    await page.locator('#webhooks').waitFor()
-    expect(await page.locator('#webhook-table tbody').textContent()).toContain(
-      'http://127.0.0.1:9/hook',
-    )
-    const delivery = await page.locator('#delivery-table tbody').textContent()
-    expect(delivery).toContain('2026-05-04T10:00:00Z ECONNREFUSED; 2026-05-04T10:00:05Z 200')
+  it('says how to add a webhook endpoint while there is none, then shows one added and its failed delivery', async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await page.locator('#panels').waitFor()
+    const empty = page.locator('#webhook-empty')
+    await expect.poll(() => empty.isVisible()).toBe(true)
+    expect(await empty.textContent()).toContain('--webhook-url <url>')
+    expect(await page.locator('#webhook-endpoints').isHidden()).toBe(true)
+    expect(await page.locator('#event-form').isHidden()).toBe(true)
+    expect(await page.locator('#delivery-empty').isVisible()).toBe(true)
 
-    await page.fill('#event-user', 'user-7')
-    await page.fill('#event-title', 'Reminder')
-    await page.fill('#event-path', '/learning')
-    await page.click('#event-form button[type=submit]')
-    await expect.poll(() => raised.length).toBe(1)
-    expect(raised[0]).toEqual({
-      body: {
-        type: 'notifications.sent',
-        orgId: 'org-1',
-        id: 'user-7',
-        title: 'Reminder',
-        path: '/learning',
-      },
-      type: 'application/json',
+    const gone = await startReceiver()
+    await gone.close()
+    const added = await fetch(`${server.url}/__mock/webhooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: gone.url, events: ['user.course.started'] }),
     })
-    await expect.poll(() => page.locator('#status').textContent()).toBe('Event raised.')
-    await page.setViewportSize({ width: 390, height: 844 })
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390)
+    const { id, secret } = await added.json()
+    const row = page.locator(`#webhook-table tr[data-id="${id}"]`)
+    await row.waitFor({ timeout: 10_000 })
+    expect(await row.textContent()).toBe(`${id}${gone.url}user.course.started`)
+    expect(await empty.isHidden()).toBe(true)
+    expect(await page.locator('#event-form').isVisible()).toBe(true)
+    expect(await page.content()).not.toContain(secret)
+
+    await page.selectOption('#event-type', 'user.course.started')
+    expect(
+      await page
+        .locator('#event-fields input')
+        .evaluateAll((inputs) => inputs.map((input) => input.getAttribute('data-field'))),
+    ).toEqual(['courseId', 'timestamp'])
+    await page.fill('#event-user', 'no-such-user')
+    await page.click('#event-form button[type=submit]')
+    await expect.poll(() => page.locator('#status').textContent()).toBe('User not found')
+    const seeded = (await server.core.state()).users.find((u) => u.orgId === 'org-1')
+    await page.fill('#event-user', seeded?.id ?? '')
+    await page.fill('#event-fields input[data-field="courseId"]', 'course-9')
+    await page.click('#event-form button[type=submit]')
+    const delivery = page.locator(`#delivery-table tr[data-endpoint="${id}"]`)
+    await expect.poll(() => delivery.locator('.attempt').count(), { timeout: 10_000 }).toBe(1)
+    expect(await delivery.locator('td').nth(2).textContent()).toBe('user.course.started')
+    const failure = delivery.locator('.attempt span').nth(1)
+    expect(await failure.textContent()).toBe('network error (ECONNREFUSED)')
+    expect(await failure.getAttribute('class')).toBe('status-5')
+    expect(await delivery.locator('.outcome').textContent()).toBe('no')
+
+    await fetch(`${server.url}/__mock/webhooks/${id}`, { method: 'DELETE' })
+    await expect.poll(() => empty.isVisible()).toBe(true)
+    expect(await page.locator('#event-form').isHidden()).toBe(true)
     expect(problems).toEqual([])
     await context.close()
   }, 30_000)
+})
 
-  it('hides the webhooks section while the server has no webhook endpoints', async () => {
-    const { context, page } = await openInspector(browser, server.url)
-    await page.locator('#panels').waitFor()
-    expect((await fetch(`${server.url}/__mock/webhooks`)).status).toBe(404)
-    expect(await page.locator('#webhooks').isHidden()).toBe(true)
-    await context.close()
-  }, 30_000)
+describe('the webhooks section of `serve --webhook-url`', () => {
+  it('raises an event from the form, and its delivery appears with every attempt without a reload', async () => {
+    const receiver = await startReceiver()
+    receiver.answers.push(500)
+    const secret = generateWebhookSecret()
+    const { cli, url } = await startCli([
+      ...['--webhook-url', receiver.url, '--webhook-secret', secret],
+      ...['--webhook-retry-schedule', '300'],
+    ])
+    const browser = await chromium.launch(chromiumLaunchOptions)
+    try {
+      const { context, page, problems } = await openInspector(browser, url)
+      const endpoint = page.locator('#webhook-table tbody tr')
+      await expect.poll(() => endpoint.count()).toBe(1)
+      expect(await endpoint.locator('td').nth(1).textContent()).toBe(receiver.url)
+      expect(await endpoint.locator('td').nth(2).textContent()).toBe('all')
+      expect(await page.locator('#webhook-empty').isHidden()).toBe(true)
+      expect(await page.locator('#delivery-empty').isVisible()).toBe(true)
+      expect(await page.content()).not.toContain(secret)
+      const firstUser = page.locator('#user-table tbody tr').first()
+      await firstUser.waitFor()
+      const userId = (await firstUser.getAttribute('data-id')) ?? ''
+      let loads = 0
+      page.on('load', () => loads++)
+
+      await page.selectOption('#event-type', 'notifications.sent')
+      await page.fill('#event-user', userId)
+      await page.fill('#event-fields input[data-field="title"]', 'Reminder')
+      await page.fill('#event-fields input[data-field="path"]', '/learning/path-1')
+      const [raise] = await Promise.all([
+        page.waitForRequest((request) => request.url().endsWith('/__mock/events')),
+        page.click('#event-form button[type=submit]'),
+      ])
+      expect(raise.headers()['content-type']).toBe('application/json')
+      expect(raise.postDataJSON()).toEqual({
+        type: 'notifications.sent',
+        orgId: 'org-1',
+        id: userId,
+        title: 'Reminder',
+        path: '/learning/path-1',
+      })
+      await expect
+        .poll(() => page.locator('#status').textContent())
+        .toMatch(/^Event msg_\w+ raised\.$/)
+      const messageId = (await page.locator('#status').textContent())?.split(' ')[1] ?? ''
+
+      const delivery = page.locator(`#delivery-table tr[data-id="${messageId}"]`)
+      await expect
+        .poll(() => delivery.locator('.outcome').textContent(), { timeout: 10_000 })
+        .toBe('yes')
+      const attempts = delivery.locator('.attempt')
+      expect(await attempts.count()).toBe(2)
+      expect(await attempts.nth(0).locator('span').nth(1).textContent()).toBe('500')
+      expect(await attempts.nth(0).locator('span').nth(1).getAttribute('class')).toBe('status-5')
+      expect(await attempts.nth(1).locator('span').nth(1).textContent()).toBe('200')
+      expect(await attempts.nth(1).locator('span').nth(1).getAttribute('class')).toBe('status-2')
+      expect(await delivery.locator('td').nth(1).textContent()).toBe(
+        await endpoint.locator('td').first().textContent(),
+      )
+      expect(loads).toBe(0)
+
+      expect(receiver.received.map((r) => r.headers['svix-id'])).toEqual([messageId, messageId])
+      const event = expectSignedDelivery(receiver.received[1] as ReceivedDelivery, secret)
+      expect(event.data).toEqual({
+        notifications: [
+          expect.objectContaining({
+            title: 'Reminder',
+            path: '/learning/path-1',
+            custom_id: userId,
+          }),
+        ],
+      })
+
+      await page.locator('#webhooks').screenshot({ path: `${screenshots}/inspector-webhooks.png` })
+      await page.setViewportSize({ width: 390, height: 844 })
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
+        390,
+      )
+      expect(problems).toEqual([])
+      await context.close()
+    } finally {
+      await browser.close()
+      cli.child.kill('SIGKILL')
+      await receiver.close()
+    }
+  }, 40_000)
 })
 
 describe('the inspector of `serve --control-token`', () => {

@@ -203,6 +203,21 @@ describe('/__mock/webhooks', () => {
     ])
   })
 
+  it('lists only the newest deliveries with ?limit=, and refuses a bad limit with 400', async () => {
+    const raised = []
+    for (const type of ['a.one', 'a.two', 'a.three']) {
+      raised.push(await (await control('/__mock/events', { body: { type, data: {} } })).json())
+    }
+    await server.core.webhooks.settled()
+    const newest = await (await control('/__mock/webhooks/deliveries?limit=2')).json()
+    expect(newest.map((d: { id: string }) => d.id)).toEqual(raised.slice(1).map((e) => e.id))
+    for (const limit of ['0', '-1', 'x']) {
+      const res = await control(`/__mock/webhooks/deliveries?limit=${limit}`)
+      expect(res.status).toBe(400)
+      expect(await res.json()).toEqual({ code: 400, message: expect.stringMatching(/limit/) })
+    }
+  })
+
   it('reset clears deliveries, cancels retries and keeps only the endpoints given at start', async () => {
     await control('/__mock/webhooks', { body: { url: receiver.url } })
     receiver.answers = [500, 500]

@@ -95,33 +95,37 @@ export const inspectorHtml = `<!doctype html>
   </form>
 </section>
 
-<section id="webhooks" class="card" hidden>
+<section id="webhooks" class="card">
   <h2>Webhooks</h2>
-  <h3>Endpoints</h3>
+  <p id="webhook-empty" class="muted" hidden>No webhook endpoint. Start the server with
+    <code>--webhook-url &lt;url&gt;</code> (repeatable), or add one with <code>POST ${controlPaths.webhooks}</code>
+    <code>{"url": "…"}</code>; it shows here within a second.</p>
+  <div id="webhook-endpoints" hidden>
+    <h3>Endpoints</h3>
+    <div class="scroll">
+      <table id="webhook-table">
+        <thead><tr><th>id</th><th>URL</th><th>Events</th></tr></thead>
+        <tbody></tbody>
+      </table>
+    </div>
+  </div>
+  <h3>Deliveries <span class="muted">(newest first, live)</span></h3>
+  <p id="delivery-empty" class="muted">No delivery yet.</p>
   <div class="scroll">
-    <table id="webhook-table">
-      <thead><tr><th>id</th><th>URL</th><th>Events</th></tr></thead>
+    <table id="delivery-table" hidden>
+      <thead><tr><th>Message</th><th>Endpoint</th><th>Type</th><th>Attempts</th><th>Delivered</th></tr></thead>
       <tbody></tbody>
     </table>
   </div>
-  <h3>Deliveries</h3>
-  <div class="scroll">
-    <table id="delivery-table">
-      <thead><tr><th>id</th><th>Endpoint</th><th>Type</th><th>Attempts</th><th>Delivered</th></tr></thead>
-      <tbody></tbody>
-    </table>
-  </div>
-  <h3>Raise an event</h3>
-  <form id="event-form" class="row">
-    <label>Type <input id="event-type" list="event-types" required value="notifications.sent"></label>
-    <datalist id="event-types"><option value="notifications.sent"><option value="user.course.started"></datalist>
-    <label>Organisation <select id="event-org"></select></label>
-    <label>User id <input id="event-user" required></label>
-    <label>Title <input id="event-title"></label>
-    <label>Body <input id="event-body"></label>
-    <label>Path <input id="event-path" placeholder="/learning"></label>
-    <label>Course id <input id="event-course"></label>
-    <button type="submit">Raise event</button>
+  <form id="event-form" hidden>
+    <h3>Raise an event</h3>
+    <div class="row">
+      <label>Type <select id="event-type"></select></label>
+      <label>Organisation <select id="event-org"></select></label>
+      <label>User id <input id="event-user" required maxlength="1024"></label>
+      <span id="event-fields" class="contents"></span>
+      <button type="submit">Raise event</button>
+    </div>
   </form>
 </section>
 </div>

@@ -2,7 +2,26 @@ import { controlPaths } from '../control-paths.ts'
 import { operationErrors, statusesOf } from '../faults.ts'
 import { apiRoutes } from '../routes.ts'
 import { webViewPath } from '../web-view/answer.ts'
+import { defaultCourseId, defaultNotification } from '../webhooks/build-event.ts'
+import { namedWebhookEventInputSchemas } from '../webhooks/schemas.ts'
 import { maxUsersPerPage } from './queries.ts'
+
+/** What the page's event form shows in an empty field: what the event gets without it. */
+const eventFieldDefaults: Record<string, string> = {
+  ...defaultNotification,
+  courseId: `the user's learning path, else ${defaultCourseId}`,
+  timestamp: 'now (ISO 8601)',
+}
+
+/** The fields the event form asks for beside the type and the user, for each named event. */
+const eventFields = Object.fromEntries(
+  Object.entries(namedWebhookEventInputSchemas).map(([type, schema]) => [
+    type,
+    Object.keys(schema.shape)
+      .filter((name) => !['type', 'orgId', 'id'].includes(name))
+      .map((name) => ({ name, placeholder: eventFieldDefaults[name] ?? '' })),
+  ]),
+)
 
 /** What the page's script needs to know of the server, derived from the tables that declare it. */
 const pageConfig = {
@@ -15,26 +34,43 @@ const pageConfig = {
       statusesOf(operation as keyof typeof operationErrors),
     ]),
   ),
+  eventFields,
   pageSize: Math.min(25, maxUsersPerPage),
   journalRows: 50,
+  deliveryRows: 50,
   pollMs: 1000,
 }
 
 /**
  * The inspector page's script, plain browser JavaScript: it polls the control endpoints, renders
  * what they answer with `textContent` only (never as markup), and sends the control token, once
- * given, as `Authorization: Bearer` with every data call. (No backslash or backtick in it: it is
- * one template literal.)
+ * given, as `Authorization: Bearer` with every data call. Polls and actions run one at a time, so
+ * that what a poll renders is never older than the action before it. (No backslash or backtick in
+ * it: it is one template literal.)
  */
 export const inspectorJs = `'use strict';
 const config = ${JSON.stringify(pageConfig)};
 const tokenKey = 'identify-api-mock:control-token';
 const $ = (id) => document.getElementById(id);
 const view = { orgId: '', q: '', offset: 0, total: 0, detail: null, organisations: [],
-  journalSignature: '', webhooks: false, paused: false, busy: false };
+  journalSignature: '', webhookSignature: '', paused: false, busy: 0 };
 let token = sessionStorage.getItem(tokenKey);
+let queue = Promise.resolve();
 
 class NeedToken extends Error {}
+
+/**
+ * Runs work once whatever the page is already doing has finished (a poll, another action), and
+ * shows its error if it fails: so that a poll never renders what the server held before an action.
+ */
+function act(work) {
+  view.busy += 1;
+  const run = queue.then(work).catch(report).finally(() => {
+    view.busy -= 1;
+  });
+  queue = run;
+  return run;
+}
 
 function el(tag, options, children) {
   const node = document.createElement(tag);
@@ -192,29 +228,32 @@ $('search').addEventListener('input', () => {
   searchTimer = setTimeout(() => {
     view.q = $('search').value;
     view.offset = 0;
-    loadUsers().catch(report);
+    act(loadUsers);
   }, 250);
 });
 $('user-search').addEventListener('submit', (event) => event.preventDefault());
 $('org-select').addEventListener('change', () => {
   view.orgId = $('org-select').value;
   view.offset = 0;
-  loadUsers().catch(report);
+  act(loadUsers);
 });
 $('prev-page').addEventListener('click', () => {
   view.offset = Math.max(0, view.offset - config.pageSize);
-  loadUsers().catch(report);
+  act(loadUsers);
 });
 $('next-page').addEventListener('click', () => {
   view.offset += config.pageSize;
-  loadUsers().catch(report);
+  act(loadUsers);
 });
 
 // One user
 
 function openUser(orgId, id) {
   view.detail = { orgId, id };
-  loadDetail().then(() => $('user-detail').scrollIntoView({ block: 'nearest' })).catch(report);
+  act(async () => {
+    await loadDetail();
+    $('user-detail').scrollIntoView({ block: 'nearest' });
+  });
 }
 
 function table(headings, rows) {
@@ -280,17 +319,15 @@ function closeDetail() {
 
 $('close-detail').addEventListener('click', closeDetail);
 
-$('delete-user').addEventListener('click', async () => {
+$('delete-user').addEventListener('click', () => {
   const target = view.detail;
   if (!target || !confirm('Delete ' + target.id + ' from ' + target.orgId + ' and everything it holds?')) return;
-  try {
+  act(async () => {
     await control('DELETE', config.paths.user + query(target));
     closeDetail();
     say('Deleted ' + target.id + '.');
     await loadUsers();
-  } catch (error) {
-    report(error);
-  }
+  });
 });
 
 $('open-web-view').addEventListener('click', async () => {
@@ -357,64 +394,85 @@ async function loadFaults() {
   })));
 }
 
-$('fault-form').addEventListener('submit', async (event) => {
+$('fault-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  try {
-    await control('POST', config.paths.faults, {
-      operation: $('fault-operation').value,
-      status: Number($('fault-status').value),
-      count: Number($('fault-count').value),
-      delayMs: Number($('fault-delay').value),
-    });
+  const fault = {
+    operation: $('fault-operation').value,
+    status: Number($('fault-status').value),
+    count: Number($('fault-count').value),
+    delayMs: Number($('fault-delay').value),
+  };
+  act(async () => {
+    await control('POST', config.paths.faults, fault);
     say('Fault queued.');
     await loadFaults();
-  } catch (error) {
-    report(error);
-  }
+  });
 });
 
-// Webhooks, where the server has them
+// Webhooks
 
 async function loadWebhooks() {
-  let endpoints;
-  try {
-    endpoints = await control('GET', config.paths.webhooks);
-  } catch (error) {
-    if (error.status === 404) {
-      view.webhooks = false;
-      $('webhooks').hidden = true;
-      return;
-    }
-    throw error;
-  }
-  view.webhooks = true;
-  $('webhooks').hidden = false;
-  const deliveries = await control('GET', config.paths.webhookDeliveries);
-  $('webhook-table').tBodies[0].replaceChildren(...endpoints.map((e) => el('tr', {}, [
-    el('td', { className: 'mono', text: e.id }), el('td', { text: e.url }),
-    el('td', { text: (e.events || []).join(', ') || 'all' }),
+  const [endpoints, deliveries] = await Promise.all([
+    control('GET', config.paths.webhooks),
+    control('GET', config.paths.webhookDeliveries + query({ limit: String(config.deliveryRows) })),
+  ]);
+  const signature = JSON.stringify([endpoints, deliveries]);
+  if (signature === view.webhookSignature) return;
+  view.webhookSignature = signature;
+  $('webhook-empty').hidden = endpoints.length > 0;
+  $('webhook-endpoints').hidden = endpoints.length === 0;
+  $('event-form').hidden = endpoints.length === 0;
+  $('webhook-table').tBodies[0].replaceChildren(...endpoints.map((e) => el('tr', { 'data-id': e.id }, [
+    el('td', { className: 'mono', text: e.id }),
+    el('td', { className: 'mono', text: e.url }),
+    el('td', { text: e.events ? e.events.join(', ') : 'all' }),
   ])));
-  $('delivery-table').tBodies[0].replaceChildren(...deliveries.slice(-50).reverse().map((d) => el('tr', {}, [
-    el('td', { className: 'mono', text: d.id }), el('td', { className: 'mono', text: d.endpoint }),
-    el('td', { text: d.type }),
-    el('td', { className: 'wrap', text: d.attempts.map((a) => a.at + ' ' + (a.status != null ? a.status : a.error || '')).join('; ') || '–' }),
-    el('td', { text: d.delivered ? 'yes' : 'no' }),
+  $('delivery-empty').hidden = deliveries.length > 0;
+  $('delivery-table').hidden = deliveries.length === 0;
+  $('delivery-table').tBodies[0].replaceChildren(...deliveries.slice().reverse().map(deliveryRow));
+}
+
+/** One message to one endpoint: each attempt with its time and the status or why there was none. */
+function deliveryRow(delivery) {
+  const attempts = delivery.attempts.map((attempt) => el('div', { className: 'attempt' }, [
+    el('span', { className: 'mono', text: attempt.at }), ' ',
+    attempt.status != null
+      ? el('span', { className: 'status-' + String(attempt.status).charAt(0), text: String(attempt.status) })
+      : el('span', { className: 'status-5', text: attempt.error || 'no answer' }),
+  ]));
+  const outcome = delivery.delivered ? 'yes' : delivery.attempts.length ? 'no' : 'queued';
+  return el('tr', { 'data-id': delivery.id, 'data-endpoint': delivery.endpoint }, [
+    el('td', { className: 'mono', text: delivery.id }),
+    el('td', { className: 'mono', text: delivery.endpoint }),
+    el('td', { text: delivery.type }),
+    el('td', {}, attempts.length ? attempts : ['–']),
+    el('td', { className: 'outcome', text: outcome }),
+  ]);
+}
+
+function fillEventFields() {
+  const fields = config.eventFields[$('event-type').value] || [];
+  $('event-fields').replaceChildren(...fields.map((field) => el('label', {}, [
+    field.name + ' ',
+    el('input', { 'data-field': field.name, placeholder: field.placeholder, maxlength: '1024' }),
   ])));
 }
 
-$('event-form').addEventListener('submit', async (event) => {
+$('event-type').replaceChildren(...Object.keys(config.eventFields).map((type) => el('option', { value: type, text: type })));
+fillEventFields();
+$('event-type').addEventListener('change', fillEventFields);
+
+$('event-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const body = { type: $('event-type').value, orgId: $('event-org').value, id: $('event-user').value };
-  for (const [field, id] of [['title', 'event-title'], ['body', 'event-body'], ['path', 'event-path'], ['courseId', 'event-course']]) {
-    if ($(id).value) body[field] = $(id).value;
+  for (const input of $('event-fields').querySelectorAll('input')) {
+    if (input.value) body[input.dataset.field] = input.value;
   }
-  try {
-    await control('POST', config.paths.events, body);
-    say('Event raised.');
+  act(async () => {
+    const raised = await control('POST', config.paths.events, body);
+    say('Event ' + raised.id + ' raised.');
     await loadWebhooks();
-  } catch (error) {
-    report(error);
-  }
+  });
 });
 
 // Reset
@@ -427,19 +485,18 @@ function showConfirm(shown) {
 
 $('reset').addEventListener('click', () => showConfirm(true));
 $('cancel-reset').addEventListener('click', () => showConfirm(false));
-$('confirm-reset').addEventListener('click', async () => {
+$('confirm-reset').addEventListener('click', () => {
   showConfirm(false);
-  try {
+  act(async () => {
     await control('POST', config.paths.reset);
+    // Said as soon as the server is back at its seed: the sections re-render one after another.
+    say('Back to the seeded data.');
     closeDetail();
     view.offset = 0;
     view.journalSignature = '';
     await loadOrganisations();
     await refresh();
-    say('Back to the seeded data.');
-  } catch (error) {
-    report(error);
-  }
+  });
 });
 
 // Live updates
@@ -451,35 +508,22 @@ async function refresh() {
     await loadUsers();
     await loadDetail();
   }
-  if (view.webhooks) await loadWebhooks();
+  await loadWebhooks();
 }
 
-async function tick() {
-  if (view.paused || view.busy || document.hidden) return;
-  view.busy = true;
-  try {
-    await refresh();
-  } catch (error) {
-    report(error);
-  } finally {
-    view.busy = false;
-  }
+function tick() {
+  if (view.paused || view.busy > 0 || document.hidden) return;
+  act(refresh);
 }
 
-async function start() {
+function start() {
   view.paused = false;
-  view.busy = true;
   view.journalSignature = '';
-  try {
+  act(async () => {
     await loadOrganisations();
-    await loadWebhooks();
     await refresh();
     $('panels').hidden = false;
-  } catch (error) {
-    report(error);
-  } finally {
-    view.busy = false;
-  }
+  });
 }
 
 setInterval(tick, config.pollMs);

@@ -5,6 +5,7 @@
 export const inspectorCss = `
 *, *::before, *::after { box-sizing: border-box; }
 [hidden] { display: none !important; }
+.contents { display: contents; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; font: 15px/1.45 system-ui, sans-serif; background: #f3f4f7; color: #1d2330; }
 h1 { font-size: 18px; margin: 0; font-weight: 600; }
