@@ -2,8 +2,12 @@
 import { Command, InvalidArgumentError, Option } from 'commander'
 import type { Credentials } from '../../fixtures/dataset.ts'
 import { datasetDefaults } from '../../fixtures/dataset.ts'
+import { resolveOptions } from '../options.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
+
+/** Every option's default, read from the options schema. */
+const defaults = resolveOptions()
 
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
@@ -35,6 +39,30 @@ program
     datasetDefaults.usersPerOrganisation,
   )
   .option('--token-ttl <seconds>', 'sign-in token lifetime in seconds', positiveNumber, 300)
+  .option(
+    '--max-users <n>',
+    'users the mock holds at most (an identify past it answers 500)',
+    integer(1),
+    defaults.maxUsers,
+  )
+  .option(
+    '--max-groups-per-org <n>',
+    'user groups per organisation at most (an identify past it answers 400)',
+    integer(1),
+    defaults.maxUserGroupsPerOrganisation,
+  )
+  .option(
+    '--max-tokens-per-user <n>',
+    "sign-in tokens kept per user (a new one drops the user's oldest)",
+    integer(1),
+    defaults.maxTokensPerUser,
+  )
+  .option(
+    '--session-ttl <seconds>',
+    'web-view session lifetime in seconds',
+    integer(1),
+    defaults.sessionTtlSeconds,
+  )
   .option('--strict-user-groups', 'answer 400 for userGroups the organisation does not have', false)
   .addOption(
     new Option('--auth-failure-status <status>', 'status for a missing or unknown API key')
@@ -101,6 +129,10 @@ interface ServeFlags {
   apiKey: string[]
   users: number
   tokenTtl: number
+  maxUsers: number
+  maxGroupsPerOrg: number
+  maxTokensPerUser: number
+  sessionTtl: number
   strictUserGroups: boolean
   authFailureStatus: '401' | '403'
   delay: number
@@ -122,6 +154,10 @@ async function serve(flags: ServeFlags) {
     usersPerOrganisation: flags.users,
     organisations: flags.org ? [{ orgId: flags.org, apiKeys: flags.apiKey }] : [],
     tokenTtlSeconds: flags.tokenTtl,
+    maxUsers: flags.maxUsers,
+    maxUserGroupsPerOrganisation: flags.maxGroupsPerOrg,
+    maxTokensPerUser: flags.maxTokensPerUser,
+    sessionTtlSeconds: flags.sessionTtl,
     strictUserGroups: flags.strictUserGroups,
     authFailureStatus: flags.authFailureStatus === '403' ? 403 : 401,
     delayMs: flags.delay,
