@@ -179,6 +179,13 @@ async function serve(flags: ServeFlags) {
       fail(error.message)
     throw error
   }
+  // Before the banner: a script may signal the server as soon as it reads the URL.
+  const stop = () => {
+    setTimeout(() => process.exit(0), 1500).unref()
+    running.close().then(() => process.exit(0))
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
   const credentials = running.core.credentials
   const curl = curlLine(running.url, credentials)
   const address = running.server.address()
@@ -194,12 +201,6 @@ async function serve(flags: ServeFlags) {
   } else {
     process.stdout.write(banner(running.url, credentials, curl, controlLine(flags)))
   }
-  const stop = () => {
-    setTimeout(() => process.exit(0), 1500).unref()
-    running.close().then(() => process.exit(0))
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
 }
 
 function curlLine(url: string, credentials: Credentials[]): string | null {
