@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { mockApiOptionsSchema } from '../src/options.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
 import { cliPath } from './support/cli-process.ts'
 
@@ -51,6 +52,13 @@ describe('README', () => {
     }
   })
 
+  it('lists every option of createMockApi in its option table', () => {
+    const table = section('### Options')
+    for (const option of Object.keys(mockApiOptionsSchema.shape)) {
+      expect(table, option).toMatch(new RegExp(`^\\| \`${option}\` `, 'm'))
+    }
+  })
+
   it('has curl examples that work as written against the default server', async () => {
     const lines = section('### Examples with curl')
       .split('\n')
@@ -94,6 +102,18 @@ describe('README', () => {
       'Rate limits',
       'identify: 400, 403, 500',
       'delete: 403, 404, 500',
+      'longer than 1,024 characters',
+      'lone surrogate',
+      '1 to 256 characters',
+      'an 11th drops the oldest',
+      'in order of expiry',
+      '`maxUsers`, `--max-users`',
+      'naming the limit and the option',
+      '`maxUserGroupsPerOrganisation`, `--max-groups-per-org`',
+      '`maxTokensPerUser`, `--max-tokens-per-user`',
+      'never holds the sweep back',
+      '`sessionTtlSeconds`, `--session-ttl`',
+      'the cookie carries that `Max-Age`',
     ]) {
       expect(documented).toContain(phrase)
     }
