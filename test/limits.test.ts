@@ -170,24 +170,22 @@ describe('the token sweep', () => {
 })
 
 describe('web-view sessions', () => {
-  async function signIn(core: MockCore) {
-    const { token } = (await identify(core, { id: 'learner' })).body
-    const res = await core.dispatch({
-      method: 'GET',
-      target: `/webview?orgId=acme&token=${token}`,
-      headers: new Headers(),
-      body: null,
-    })
-    expect(res.status).toBe(200)
-    return (res.headers['set-cookie'] ?? '').split(';')[0] as string
-  }
-  const reload = (core: MockCore, cookie: string) =>
+  const openWebView = (core: MockCore, query: string, cookie?: string) =>
     core.dispatch({
       method: 'GET',
-      target: '/webview?orgId=acme',
-      headers: new Headers({ cookie }),
+      target: `/webview?orgId=acme${query}`,
+      headers: new Headers(cookie ? { cookie } : {}),
       body: null,
     })
+  /** Signs a new learner in: the `Set-Cookie` header of the answer. */
+  async function signIn(core: MockCore): Promise<string> {
+    const { token } = (await identify(core, { id: 'learner' })).body
+    const res = await openWebView(core, `&token=${token}`)
+    expect(res.status).toBe(200)
+    return res.headers['set-cookie'] ?? ''
+  }
+  const reload = (core: MockCore, setCookie: string) =>
+    openWebView(core, '', setCookie.split(';')[0])
 
   it('last sessionTtlSeconds, which the cookie carries as Max-Age, and are swept after', async () => {
     const core = mock({ sessionTtlSeconds: 60 })
@@ -202,15 +200,7 @@ describe('web-view sessions', () => {
   })
 
   it('sets the cookie Max-Age to an hour by default', async () => {
-    const core = mock()
-    const { token } = (await identify(core, { id: 'learner' })).body
-    const res = await core.dispatch({
-      method: 'GET',
-      target: `/webview?orgId=acme&token=${token}`,
-      headers: new Headers(),
-      body: null,
-    })
-    expect(res.headers['set-cookie']).toMatch(/; Max-Age=3600;/)
+    expect(await signIn(mock())).toMatch(/; Max-Age=3600;/)
   })
 
   it('sweeps the expired sessions a store (a state file) brings from before', async () => {
