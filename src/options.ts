@@ -11,7 +11,7 @@ const organisationSchema = z.strictObject({
 
 /**
  * The bounds of a running mock, so that no client can fill its memory: each an option of
- * `createMockApi` and `startServer`, and a flag of `serve` (see `limitFlags`).
+ * `createMockApi` and `startServer`, and a flag of `serve`.
  */
 const limitsShape = {
   /** Users the mock holds at most; an identify that would create one more answers 500. */
