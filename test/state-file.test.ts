@@ -283,6 +283,20 @@ describe('the state file lock', () => {
     expect(await openInChild(path)).toBe('opened')
   })
 
+  it('refuses with one line on a Node without node:sqlite (22.12 without its flag)', () => {
+    const getBuiltinModule = process.getBuiltinModule.bind(process)
+    vi.spyOn(process, 'getBuiltinModule').mockImplementation((id: string) =>
+      id === 'node:sqlite' ? undefined : getBuiltinModule(id),
+    )
+    expect(() => StateFile.open(path, seeded)).toThrow(
+      new StateFileError(
+        `--state-file needs node:sqlite to lock the file, which Node ${process.version} lacks: use Node 22.13 or newer`,
+      ),
+    )
+    vi.restoreAllMocks()
+    StateFile.open(path, seeded).file.close()
+  })
+
   it('takes over the pid file a version before the kernel lock left', () => {
     writeFileSync(`${path}.lock`, '12345')
     StateFile.open(path, seeded).file.close()
