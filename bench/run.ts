@@ -4,6 +4,7 @@
  *
  *   npm run bench                 # the whole run, about 7 minutes on 2 cores
  *   npm run bench -- --quick      # every figure from shorter runs and fewer calls (a smoke test)
+ *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify, issue 13)
  *
  * HTTP load comes from autocannon (10 connections, to 127.0.0.1 only), micro-benchmarks from
  * tinybench; targets compared with each other run interleaved and the medians are compared.
@@ -37,6 +38,7 @@ import { prismPackage, startPrism } from './lib/prism.ts'
 import { binPath, send, startBareServer, startMockServer, timeToFirst200 } from './lib/processes.ts'
 import { type Figure, formatTable, mb, ms, perSecond, us } from './lib/report.ts'
 import { interleave, median } from './lib/stats.ts'
+import { sustainedIdentify } from './lib/sustained.ts'
 import { reproduceLeak } from './msw-leak.ts'
 import { soak } from './soak.ts'
 
@@ -50,6 +52,7 @@ const plan = quick
       bigStarts: 1,
       inProcessCalls: 5_000,
       soakCalls: 50_000,
+      sustained: { seconds: 6, windowSeconds: 1 },
     }
   : {
       rounds: 3,
@@ -59,6 +62,7 @@ const plan = quick
       bigStarts: 3,
       inProcessCalls: 100_000,
       soakCalls: 1_000_000,
+      sustained: { seconds: 60, windowSeconds: 10 },
     }
 const small = 1_000
 const large = 100_000
@@ -455,7 +459,41 @@ async function memory() {
   )
 }
 
-const sections = [throughput, flatWithSize, inATestSuite, startUp, memory]
+// 6. Sustained load (issue 13): does throughput hold and memory stay flat with tokens bounded?
+async function sustained() {
+  const { seconds, windowSeconds } = plan.sustained
+  say(`\n6. Sustained load: ${seconds} s of identify at full speed…`)
+  const run = await sustainedIdentify(seconds, windowSeconds)
+  if (run.failures > 0) throw new Error(`sustained load: ${run.failures} failed answers`)
+  const [first = Number.NaN, last = Number.NaN] = [run.windows[0], run.windows.at(-1)]
+  const name = `${seconds} s of identify at full speed`
+  figures.push({
+    goal: 13,
+    name: `${name}: last ${windowSeconds} s against first ${windowSeconds} s`,
+    measured: `${perSecond(last)} vs ${perSecond(first)}`,
+    target: '≥ 0.9 × first',
+    ratio: last / first,
+    met: last / first >= 0.9,
+  })
+  figures.push({
+    goal: 13,
+    name: `${name}: RSS at the end (peak)`,
+    measured: `${mb(run.end.rss)} (${mb(run.end.peakRss)})`,
+    target: 'for context',
+  })
+  figures.push({
+    goal: 13,
+    name: `${name}: live sign-in tokens at the end`,
+    measured: run.liveTokens.toLocaleString('en'),
+    target: '≤ 10 per user',
+    met: run.liveTokens <= 10,
+  })
+  notes.push(
+    `Sustained load: one user identified over and over by 10 connections, default options (a token lives 300 s, 10 kept per user), throughput by ${windowSeconds} s: ${run.windows.map((w) => perSecond(w)).join(', ')}.`,
+  )
+}
+
+const sections = [throughput, flatWithSize, inATestSuite, startUp, memory, sustained]
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 const started = performance.now()
 for (const [i, section] of sections.entries()) {

@@ -2,7 +2,8 @@
  * The standalone server as the benchmarks load it: `startServer` (the code the bin runs, without
  * its command line), in a process of its own, reporting its memory on request. Options come as
  * JSON in the first argument; the process answers IPC messages:
- * - `{ type: 'memory' }`: garbage-collects (needs `--expose-gc`), then reports heap and RSS.
+ * - `{ type: 'memory' }`: garbage-collects (needs `--expose-gc`), then reports heap, RSS and the
+ *   peak RSS of the process so far.
  */
 import { startServer } from '../src/server/server.ts'
 import { memoryAfterGc } from './lib/heap.ts'
@@ -15,7 +16,8 @@ const server = await startServer({ port: 0, maxRequestsPerSocket: 0, ...options 
 
 process.on('message', async (message: { type: string }) => {
   if (message.type !== 'memory') return
-  process.send?.({ type: 'memory', ...(await memoryAfterGc()) })
+  const peakRss = process.resourceUsage().maxRSS * 1024
+  process.send?.({ type: 'memory', ...(await memoryAfterGc()), peakRss })
 })
 process.on('SIGTERM', () => {
   server.close().finally(() => process.exit(0))

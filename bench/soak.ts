@@ -1,15 +1,18 @@
 /**
- * `npm run bench:soak`: a million identify calls over HTTP against the standalone server (tokens
- * living 5 seconds, so that live tokens stay bounded), reporting the server's memory at the start
- * and at the end. `node bench/soak.ts [calls]` runs fewer.
+ * `npm run bench:soak`: five minutes of identify at full speed over HTTP against the standalone
+ * server with its default options (a token lives 300 s: none expires during the run, so only the
+ * per-user bound keeps them few), reporting the throughput of each 30 s, the server's RSS at the
+ * end and at its peak (goal: under 400 MB) and the live tokens. `-- --quick` runs 20 s.
  *
- * Each measure waits for the tokens issued before it to expire and sends one more call, which
- * sweeps them; then the server collects its garbage and reports heap and RSS.
+ * `soak(calls)` (the million calls of `npm run bench`, section 5) measures heap growth instead:
+ * tokens living 5 seconds, each measure taken once the tokens issued before it have expired and
+ * one more call has swept them.
  */
 import { fileURLToPath } from 'node:url'
 import { identifyUpdates, load } from './lib/http-load.ts'
 import { type Memory, type MockServer, send, startMockServer } from './lib/processes.ts'
 import { mb } from './lib/report.ts'
+import { sustainedIdentify } from './lib/sustained.ts'
 
 export interface SoakResult {
   calls: number
@@ -60,14 +63,17 @@ async function settledMemory(
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const calls = Number(process.argv[2] ?? 1_000_000)
-  process.stdout.write(`Soak: ${calls.toLocaleString('en')} identify calls over HTTP…\n`)
-  const r = await soak(calls)
+  const quick = process.argv.includes('--quick')
+  const [seconds, windowSeconds] = quick ? [20, 5] : [300, 30]
+  process.stdout.write(`Soak: identify at full speed for ${seconds} s, default options…\n`)
+  const r = await sustainedIdentify(seconds, windowSeconds)
+  const underGoal = r.end.peakRss < 400e6
   process.stdout.write(
     [
-      `calls        ${r.calls.toLocaleString('en')} in ${r.seconds.toFixed(1)} s (${Math.round(r.okPerSecond)} answers 200/s, ${r.failures} failures)`,
-      `heap         ${mb(r.start.heapUsed)} at start, ${mb(r.end.heapUsed)} at end (${mb(r.end.heapUsed - r.start.heapUsed)})`,
-      `rss          ${mb(r.start.rss)} at start, ${mb(r.end.rss)} at end`,
+      `throughput   ${r.windows.map((w) => Math.round(w)).join(', ')} answers 200/s, by ${windowSeconds} s (${r.failures} failures)`,
+      `rss          ${mb(r.end.rss)} at the end, ${mb(r.end.peakRss)} at its peak (goal: under 400 MB: ${underGoal ? 'met' : 'NOT met'})`,
+      `heap         ${mb(r.end.heapUsed)} at the end`,
+      `live tokens  ${r.liveTokens.toLocaleString('en')}`,
       '',
     ].join('\n'),
   )

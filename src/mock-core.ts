@@ -15,14 +15,13 @@ import { type Collections, Database, type MockState, type StateChange } from './
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
 import { matchRoute } from './routes.ts'
 import { authenticate } from './rules/authenticate.ts'
-import type { RuleContext } from './rules/context.ts'
+import { createRuleContext, type RuleContext } from './rules/context.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { identifyUser } from './rules/identify.ts'
 import { redactSecrets } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
-import { createTokenSource } from './secrets.ts'
-import { sleep, systemClock } from './time.ts'
+import { sleep } from './time.ts'
 import { answerWebView, webViewPath } from './web-view/answer.ts'
 import { buildWebhookEvent } from './webhooks/build-event.ts'
 import type { RaisedWebhookEvent, WebhookEventInput } from './webhooks/schemas.ts'
@@ -100,15 +99,7 @@ export class MockCore {
       extraOrganisations: o.organisations,
     })
     this.#journal = new Journal(o.journalSize)
-    this.#ctx = {
-      db: new Database(),
-      now: o.now ?? systemClock,
-      tokenTtlSeconds: o.tokenTtlSeconds,
-      strictUserGroups: o.strictUserGroups,
-      authFailureStatus: o.authFailureStatus,
-      generateToken: o.generateToken ?? createTokenSource(),
-      generateUserId: () => crypto.randomUUID(),
-    }
+    this.#ctx = createRuleContext(o, new Database())
     this.#webhooks = new Webhooks({
       endpoints: o.webhooks,
       retrySchedule: o.webhookRetrySchedule,

@@ -25,6 +25,21 @@ const organisationSchema = z.strictObject({
 })
 
 /**
+ * The bounds of a running mock, so that no client can fill its memory: each an option of
+ * `createMockApi` and `startServer`, and a flag of `serve`.
+ */
+const limitsShape = {
+  /** Users the mock holds at most; an identify that would create one more answers 500. */
+  maxUsers: z.int().min(1).default(200_000),
+  /** User groups per organisation at most; an identify that would create more answers 400. */
+  maxUserGroupsPerOrganisation: z.int().min(1).default(10_000),
+  /** Sign-in tokens kept per user, redeemed or not; an 11th drops the user's oldest. */
+  maxTokensPerUser: z.int().min(1).default(10),
+  /** How long a web-view session lasts, in seconds (the cookie's `Max-Age`). */
+  sessionTtlSeconds: z.int().min(1).default(3600),
+}
+
+/**
  * The options of `createMockApi` and of the standalone server; every one has a default.
  *
  * @example
@@ -77,6 +92,7 @@ export const mockApiOptionsSchema = z.strictObject({
     .default(() => [...svixRetrySchedule]),
   /** How long one webhook attempt may take before it counts as failed, in milliseconds. */
   webhookTimeoutMs: z.int().min(1).max(600_000).default(15_000),
+  ...limitsShape,
 })
 
 export type MockApiOptions = z.input<typeof mockApiOptionsSchema>

@@ -24,31 +24,65 @@ export const dateTimeSchema = z.iso.datetime({ offset: true })
 export const dateSchema = z.iso.date()
 
 /**
+ * The longest `id`, `orgId` and text field of `data` the mock accepts, in JavaScript characters
+ * (UTF-16 code units), and the bounds of `userGroups`: limits of the mock, so that no request can
+ * fill its memory, on the request side only (the response schemas accept whatever the real API
+ * answers).
+ */
+const requestLimits = {
+  idLength: 1024,
+  textLength: 1024,
+  userGroups: 1000,
+  groupIdLength: 256,
+} as const
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/** A text field of `data`: at most {@link requestLimits}`.textLength` characters. */
+const profileText = z.string().max(requestLimits.textLength)
+
+/**
+ * An `id` or `orgId`: non-empty, at most {@link requestLimits}`.idLength` characters, and
+ * well-formed Unicode (no lone surrogate), so that `DELETE` can address it in its path.
+ */
+const idSchema = z
+  .string()
+  .min(1)
+  .max(requestLimits.idLength)
+  .refine((value) => !loneSurrogate.test(value), 'must be well-formed Unicode (no lone surrogate)')
+
+/**
  * The `data` object of an identify request: profile data to create or update. Every field is
- * optional; none is nullable.
+ * optional; none is nullable. Text fields hold at most 1,024 characters; `userGroups` at most
+ * 1,000 group ids of 1 to 256 characters.
  *
  * @example
  * userProfileInputSchema.parse({ firstName: 'Ada', ageBracket: '35-44', userGroups: ['grp-1'] })
  */
 export const userProfileInputSchema = z.strictObject({
-  firstName: z.string().optional(),
-  lastName: z.string().optional(),
-  country: z.string().optional(),
-  region: z.string().optional(),
+  firstName: profileText.optional(),
+  lastName: profileText.optional(),
+  country: profileText.optional(),
+  region: profileText.optional(),
   sex: sexSchema.optional(),
   ageBracket: ageBracketSchema.optional(),
-  userGroups: z.array(z.string()).optional(),
+  userGroups: z
+    .array(z.string().min(1).max(requestLimits.groupIdLength))
+    .max(requestLimits.userGroups)
+    .optional(),
 })
 
 /**
- * The body of `POST /api/v1/users/identify`. `id` and `orgId` must be non-empty.
+ * The body of `POST /api/v1/users/identify`. `id` and `orgId` must be non-empty, at most 1,024
+ * characters, and well-formed Unicode.
  *
  * @example
  * identifyUserRequestSchema.parse({ id: 'user-42', orgId: 'org-1', data: { firstName: 'Ada' } })
  */
 export const identifyUserRequestSchema = z.strictObject({
-  id: z.string().min(1),
-  orgId: z.string().min(1),
+  id: idSchema,
+  orgId: idSchema,
   data: userProfileInputSchema.optional(),
 })
 

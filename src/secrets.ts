@@ -63,8 +63,3 @@ export function createTokenSource(): () => string {
     return token
   }
 }
-
-/** The last four characters of a secret, for a human to recognise it by. */
-export function secretHint(secret: string): string {
-  return `…${secret.slice(-4)}`
-}

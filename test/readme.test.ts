@@ -6,6 +6,7 @@ import { setupServer } from 'msw/node'
 import { Webhook, WebhookVerificationError } from 'svix'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockApi, type MockApi } from '../src/index.ts'
+import { mockApiOptionsSchema } from '../src/options.ts'
 import { type RunningServer, startServer } from '../src/server/server.ts'
 import { verifyRows } from '../src/verify/rows.ts'
 import { generateWebhookSecret } from '../src/webhooks/signature.ts'
@@ -54,6 +55,13 @@ describe('README', () => {
     const table = section('## Standalone server')
     for (const flag of flags.filter((f) => f !== '--help')) {
       expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))
+    }
+  })
+
+  it('lists every option of createMockApi in its option table', () => {
+    const table = section('### Options')
+    for (const option of Object.keys(mockApiOptionsSchema.shape)) {
+      expect(table, option).toMatch(new RegExp(`^\\| \`${option}\` `, 'm'))
     }
   })
 
@@ -116,6 +124,18 @@ describe('README', () => {
       'Every answer of identify, success or error',
       'Visible ASCII only (0x21 to 0x7E)',
       '`cors` / `--cors <origin>`',
+      'longer than 1,024 characters',
+      'lone surrogate',
+      '1 to 256 characters',
+      'an 11th drops the oldest',
+      'in order of expiry',
+      '`maxUsers`, `--max-users`',
+      'naming the limit and the option',
+      '`maxUserGroupsPerOrganisation`, `--max-groups-per-org`',
+      '`maxTokensPerUser`, `--max-tokens-per-user`',
+      'never holds the sweep back',
+      '`sessionTtlSeconds`, `--session-ttl`',
+      'the cookie carries that `Max-Age`',
     ]) {
       expect(documented).toContain(phrase)
     }

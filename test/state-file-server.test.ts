@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -6,6 +7,9 @@ import { type CliProcess, expectRefusal, runCli, startCli } from './support/cli-
 
 const key = 'state-file-key'
 const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' }
+
+/** Whether this machine lets the tests make PID namespaces (as root, with util-linux's unshare). */
+const canUnshare = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0
 
 let dir = ''
 beforeAll(() => {
@@ -224,17 +228,60 @@ describe('serve --state-file', () => {
     )
   }, 30_000)
 
-  it('refuses a file another server has open, naming its process, and takes a stale lock', async () => {
+  it('refuses a file another server has open, at once, and lets the next one in once it stops', async () => {
     const path = join(dir, 'shared.jsonl')
     const first = await serve(path)
     await expectRefusal(
       ['serve', '--port', '0', '--state-file', path],
-      new RegExp(`is in use by another process \\(pid ${first.cli.child.pid}, see .*\\.lock\\)`),
+      /^identify-api-mock: .*shared\.jsonl is in use by another server \(it holds .*shared\.jsonl\.lock\): stop it, or choose another --state-file$/,
     )
     await kill(first.cli)
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(first.cli.child.pid))
     const second = await serve(path)
     expect((await identify(second.url, 'after-lock', 'Ada')).status).toBe(200)
     await kill(second.cli)
   }, 30_000)
+
+  it.skipIf(!canUnshare)(
+    'holds the file across PID namespaces, and after a SIGKILL the next server finds every acknowledged write',
+    async () => {
+      const path = join(dir, 'namespaces.jsonl')
+      // Each server is pid 1 of a PID namespace of its own, as in two containers sharing a volume.
+      const namespace = ['unshare', '--pid', '--fork', '--mount-proc']
+      const args = ['--state-file', path, '--orgs', '0', '--users', '2', '--org', 'acme']
+      const first = await startCli([...args, '--api-key', key], namespace)
+      running.add(first.cli)
+      const refused = runCli(['serve', '--port', '0', ...args, '--api-key', key], namespace)
+      expect((await refused.exit).code).toBe(1)
+      expect(refused.stderr()).toMatch(/^identify-api-mock: .* is in use by another server .*\n$/)
+
+      const acknowledged = new Map<string, string>()
+      let killed = false
+      const worker = async (w: number) => {
+        for (let i = 0; !killed; i++) {
+          const id = `ns-${w}-${i}`
+          const answer = await identify(first.url, id, `name-${i}`).catch(() => undefined)
+          if (answer?.status === 200) acknowledged.set(id, `name-${i}`)
+        }
+      }
+      const workers = Array.from({ length: 4 }, (_, w) => worker(w))
+      while (acknowledged.size < 50) await new Promise((resolve) => setTimeout(resolve, 5))
+      // The server itself (unshare's child, the namespace's pid 1), killed mid-flight.
+      const server = Number(
+        readFileSync(`/proc/${first.cli.child.pid}/task/${first.cli.child.pid}/children`, 'utf8'),
+      )
+      process.kill(server, 'SIGKILL')
+      killed = true
+      await first.cli.exit
+      running.delete(first.cli)
+      await Promise.all(workers)
+
+      const next = await startCli([...args, '--api-key', key], namespace)
+      running.add(next.cli)
+      const stored = await users(next.url)
+      for (const [id, firstName] of acknowledged)
+        expect(stored.get(id)?.firstName, id).toBe(firstName)
+      await kill(next.cli)
+    },
+    60_000,
+  )
 })

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process'
 import fs, {
   appendFileSync,
   lstatSync,
@@ -6,18 +7,20 @@ import fs, {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
-  utimesSync,
   writeFileSync,
 } from 'node:fs'
 import { syncBuiltinESMExports } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset, buildUser } from '../fixtures/index.ts'
 import type { MockState } from '../src/index.ts'
 import { StateFile, StateFileError } from '../src/server/state-file.ts'
 
+const run = promisify(execFile)
 let dir = ''
 let path = ''
 beforeEach(() => {
@@ -195,7 +198,7 @@ describe('the state file', () => {
     file.close()
     const lines = readFileSync(path, 'utf8').trim().split('\n')
     expect(lines.length).toBeLessThan(3000)
-    expect(readdirSync(dir)).toEqual(['state.jsonl'])
+    expect(readdirSync(dir).sort()).toEqual(['state.jsonl', 'state.jsonl.lock'])
     const reopened = StateFile.open(path, seeded)
     reopened.file.close()
     expect(reopened.state.users.map((u) => u.id)).toEqual(current.users.map((u) => u.id))
@@ -220,7 +223,7 @@ describe('the state file when a write fails', () => {
     writeFileSync(join(path, 'inside'), '')
     expect(() => file.compact(seeded())).toThrow()
     file.close()
-    expect(readdirSync(dir).sort()).toEqual(['state.jsonl'])
+    expect(readdirSync(dir).sort()).toEqual(['state.jsonl', 'state.jsonl.lock'])
   })
 
   it('keeps a change already on disk when the compaction after it fails, and says so', () => {
@@ -269,26 +272,68 @@ describe('the state file lock', () => {
     const { file } = StateFile.open(path, seeded)
     expect(() => StateFile.open(path, seeded)).toThrow(/is already open in this process/)
     file.close()
-    expect(readdirSync(dir)).toEqual(['state.jsonl'])
     StateFile.open(path, seeded).file.close()
   })
 
-  it('waits on a lock without a pid while it may be in the making, then takes it over', () => {
-    writeFileSync(`${path}.lock`, '')
-    expect(() => StateFile.open(path, seeded)).toThrow(/is being opened by another process/)
-    const aMinuteAgo = new Date(Date.now() - 60_000)
-    utimesSync(`${path}.lock`, aMinuteAgo, aMinuteAgo)
-    StateFile.open(path, seeded).file.close()
-    expect(readdirSync(dir)).toEqual(['state.jsonl'])
-  })
-
-  it('takes over a lock whose process is gone, and on close leaves a lock that is not its own', () => {
-    writeFileSync(`${path}.lock`, '999999999')
+  it('refuses another process at once while it is held, and lets it in once released', async () => {
     const { file } = StateFile.open(path, seeded)
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid))
-    writeFileSync(`${path}.lock`, '12345')
+    const other = await openInChild(path)
+    expect(other).toMatch(/is in use by another server \(it holds .*state\.jsonl\.lock\)/)
     file.close()
-    expect(readFileSync(`${path}.lock`, 'utf8')).toBe('12345')
+    expect(await openInChild(path)).toBe('opened')
+  })
+
+  it('refuses with one line on a Node without node:sqlite (22.12 without its flag)', () => {
+    const getBuiltinModule = process.getBuiltinModule.bind(process)
+    vi.spyOn(process, 'getBuiltinModule').mockImplementation((id: string) =>
+      id === 'node:sqlite' ? undefined : getBuiltinModule(id),
+    )
+    expect(() => StateFile.open(path, seeded)).toThrow(
+      new StateFileError(
+        `--state-file needs node:sqlite to lock the file, which Node ${process.version} lacks: use Node 22.13 or newer`,
+      ),
+    )
+    vi.restoreAllMocks()
+    StateFile.open(path, seeded).file.close()
+  })
+
+  it('takes over the pid file a version before the kernel lock left', () => {
+    writeFileSync(`${path}.lock`, '12345')
+    StateFile.open(path, seeded).file.close()
+  })
+
+  it('keeps the file and its lock readable by their owner only, across rewrites', () => {
+    writeFileSync(
+      path,
+      `${JSON.stringify({ format: 'identify-api-mock-state', version: 1, state: seeded() })}\n`,
+      { mode: 0o644 },
+    )
+    writeFileSync(`${path}.lock`, '', { mode: 0o644 })
+    const { file, state } = StateFile.open(path, seeded)
+    const modes = () => [path, `${path}.lock`].map((p) => (statSync(p).mode & 0o777).toString(8))
+    expect(modes()).toEqual(['600', '600'])
+    file.compact(state)
+    expect(modes()).toEqual(['600', '600'])
+    file.close()
+    rmSync(path)
+    StateFile.open(path, seeded).file.close()
+    expect(modes()).toEqual(['600', '600'])
+  })
+
+  it('drops the key hints a file written before holds, and rewrites it without them', () => {
+    const state = seeded()
+    const withHints = {
+      ...state,
+      apiKeys: state.apiKeys.map((k) => ({ ...k, keyHint: '…abcd' })),
+    }
+    writeFileSync(
+      path,
+      `${JSON.stringify({ format: 'identify-api-mock-state', version: 1, state: withHints })}\n`,
+    )
+    const opened = StateFile.open(path, seeded)
+    opened.file.close()
+    expect(opened.state.apiKeys).toEqual(state.apiKeys)
+    expect(readFileSync(path, 'utf8')).not.toContain('keyHint')
   })
 
   it('removes the temporary files of rewrites a crash interrupted, and nothing else', () => {
@@ -296,7 +341,7 @@ describe('the state file lock', () => {
     writeFileSync(`${path}.0123456789ab.tmp`, '{"torn')
     writeFileSync(join(dir, 'notes.tmp'), 'mine')
     StateFile.open(path, seeded).file.close()
-    expect(readdirSync(dir).sort()).toEqual(['notes.tmp', 'state.jsonl'])
+    expect(readdirSync(dir).sort()).toEqual(['notes.tmp', 'state.jsonl', 'state.jsonl.lock'])
   })
 })
 
@@ -341,3 +386,23 @@ describe('the state file, regressions', () => {
     expect(reopened.state.userGroups).toEqual(expect.arrayContaining([a, b]))
   })
 })
+
+/** Opens `file` in another Node process: `opened`, or the message of its refusal. */
+async function openInChild(file: string): Promise<string> {
+  const script = `
+    import { StateFile } from ${JSON.stringify(new URL('../src/server/state-file.ts', import.meta.url).href)}
+    try {
+      StateFile.open(${JSON.stringify(file)}, () => { throw new Error('no initial state needed') }).file.close()
+      console.log('opened')
+    } catch (error) {
+      console.log(error.message)
+    }`
+  const { stdout } = await run(process.execPath, [
+    '--import',
+    'tsx',
+    '--input-type=module',
+    '-e',
+    script,
+  ])
+  return stdout.trim()
+}

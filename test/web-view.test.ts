@@ -46,7 +46,7 @@ describe('the web view', () => {
     expect(html).toContain('postToApp({ type: "app:close" })')
     const cookie = res.headers.get('set-cookie') ?? ''
     expect(cookie).toMatch(
-      /^identify_api_mock_session=[0-9a-f]{64}; Path=\/webview; HttpOnly; SameSite=Lax$/,
+      /^identify_api_mock_session=[0-9a-f]{64}; Path=\/webview; Max-Age=3600; HttpOnly; SameSite=Lax$/,
     )
 
     const user = (await api.state()).users.find((u) => u.userId === data.userId)

@@ -4,11 +4,11 @@ import { buildDataset } from '../../fixtures/dataset.ts'
 import { createMockApi, type MockApi } from '../../src/create-mock-api.ts'
 import { Database } from '../../src/model/database.ts'
 import { orgKey } from '../../src/model/indexes.ts'
-import type { RuleContext } from '../../src/rules/context.ts'
+import { resolveOptions } from '../../src/options.ts'
+import { createRuleContext, type RuleContext } from '../../src/rules/context.ts'
 import { deleteUser } from '../../src/rules/delete-user.ts'
 import { identifyUser } from '../../src/rules/identify.ts'
 import { mintSignInToken, redeemSignInToken } from '../../src/rules/sign-in-tokens.ts'
-import { createTokenSource } from '../../src/secrets.ts'
 import { identifyBody, jsonHeaders } from './http-load.ts'
 import { medianLatencyMs } from './micro.ts'
 import { interleave, median } from './stats.ts'
@@ -32,15 +32,7 @@ export async function sizedRuleContext(
   })
   const db = new Database()
   await db.load(state, { validated: true })
-  const ctx: RuleContext = {
-    db,
-    now: () => new Date(),
-    tokenTtlSeconds: 300,
-    strictUserGroups: false,
-    authFailureStatus: 401,
-    generateToken: createTokenSource(),
-    generateUserId: () => crypto.randomUUID(),
-  }
+  const ctx = createRuleContext(resolveOptions(), db)
   return { ctx, ids: state.users.map((u) => u.id) }
 }
 

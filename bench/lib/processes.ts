@@ -13,12 +13,14 @@ const serverChildPath = fileURLToPath(new URL('../server-child.ts', import.meta.
 export interface Memory {
   heapUsed: number
   rss: number
+  /** The highest RSS of the process so far. */
+  peakRss: number
 }
 
 /** A standalone mock server in a process of its own (see `bench/server-child.ts`). */
 export interface MockServer {
   url: string
-  /** Heap (after garbage collection) and RSS of the server process. */
+  /** Heap (after garbage collection), RSS and peak RSS of the server process. */
   memory(): Promise<Memory>
   stop(): Promise<void>
 }

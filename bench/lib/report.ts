@@ -1,6 +1,6 @@
 /** One line of the benchmark's table. */
 export interface Figure {
-  /** The goal of issue 6 it belongs to (1–5). */
+  /** The goal it belongs to: issue 6's (1–5), or 13 for issue 13's sustained load. */
   goal: number
   name: string
   /** The figure, with its unit. */

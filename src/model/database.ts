@@ -12,6 +12,7 @@ import {
   userRecordSchema,
   webViewSessionRecordSchema,
 } from './records.ts'
+import { TimeOrder } from './time-order.ts'
 
 /**
  * The `@msw/data` collections that hold every record of the mock. A consumer may read them with
@@ -89,12 +90,19 @@ export class Database {
   )
   readonly learningProgress = new UniqueIndex(this.collections.learningProgress, (r) => r.userId)
   readonly certificates = new GroupIndex(this.collections.certificates, (r) => r.userId)
+  readonly userGroupsByOrgId = new GroupIndex(this.collections.userGroups, (r) => r.orgId)
   readonly signInTokens = new UniqueIndex(this.collections.signInTokens, (r) => r.tokenHash)
   readonly signInTokensByUserId = new GroupIndex(this.collections.signInTokens, (r) => r.userId)
+  readonly signInTokensByExpiry = new TimeOrder(this.collections.signInTokens, (r) =>
+    Date.parse(r.expiresAt),
+  )
   readonly webViewSessions = new UniqueIndex(this.collections.webViewSessions, (r) => r.sessionHash)
   readonly webViewSessionsByUserId = new GroupIndex(
     this.collections.webViewSessions,
     (r) => r.userId,
+  )
+  readonly webViewSessionsByStart = new TimeOrder(this.collections.webViewSessions, (r) =>
+    Date.parse(r.createdAt),
   )
   /** The changes not yet taken, while {@link trackChanges} is on. */
   #changes: StateChange[] | undefined

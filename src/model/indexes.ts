@@ -67,6 +67,13 @@ export class GroupIndex<R> {
     if (group === undefined) return []
     return group instanceof Set ? [...group] : [group]
   }
+
+  /** How many records share `key`, without copying them. */
+  count(key: string): number {
+    const group = this.#map.get(key)
+    if (group === undefined) return 0
+    return group instanceof Set ? group.size : 1
+  }
 }
 
 /**

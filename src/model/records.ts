@@ -13,10 +13,9 @@ export const organisationRecordSchema = z.strictObject({
   name: z.string(),
 })
 
-/** An API key, stored only as its SHA-256 hash, with the last four characters as a hint. */
+/** An API key, stored only as its SHA-256 hash: no part of it in clear. */
 export const apiKeyRecordSchema = z.strictObject({
   keyHash: z.string(),
-  keyHint: z.string(),
   orgId: z.string().min(1),
 })
 

@@ -1,14 +1,49 @@
 import type { Database } from '../model/database.ts'
-import type { Clock } from '../time.ts'
+import type { ResolvedMockApiOptions } from '../options.ts'
+import { createTokenSource } from '../secrets.ts'
+import { type Clock, systemClock } from '../time.ts'
 
-/** What every rule reads besides its arguments. */
-export interface RuleContext {
+/** What every rule reads besides its arguments: the database, the clock and the options it obeys. */
+export interface RuleContext
+  extends Pick<
+    ResolvedMockApiOptions,
+    | 'tokenTtlSeconds'
+    | 'strictUserGroups'
+    | 'authFailureStatus'
+    | 'maxUsers'
+    | 'maxUserGroupsPerOrganisation'
+    | 'maxTokensPerUser'
+    | 'sessionTtlSeconds'
+  > {
   db: Database
   now: Clock
-  tokenTtlSeconds: number
-  strictUserGroups: boolean
-  authFailureStatus: 401 | 403
   generateToken: () => string
   /** A fresh `userId` for a user that identify creates. */
   generateUserId: () => string
+  /** Tells the operator of a limit reached: one line, on standard error where there is one. */
+  warn: (message: string) => void
+}
+
+/**
+ * The context of a mock with `options` over `db`: the system clock, random tokens and `userId`s,
+ * and warnings on the console, unless the options say otherwise.
+ *
+ * @example
+ * const ctx = createRuleContext(resolveOptions({ maxUsers: 10 }), new Database())
+ */
+export function createRuleContext(options: ResolvedMockApiOptions, db: Database): RuleContext {
+  return {
+    db,
+    now: options.now ?? systemClock,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    strictUserGroups: options.strictUserGroups,
+    authFailureStatus: options.authFailureStatus,
+    maxUsers: options.maxUsers,
+    maxUserGroupsPerOrganisation: options.maxUserGroupsPerOrganisation,
+    maxTokensPerUser: options.maxTokensPerUser,
+    sessionTtlSeconds: options.sessionTtlSeconds,
+    generateToken: options.generateToken ?? createTokenSource(),
+    generateUserId: () => crypto.randomUUID(),
+    warn: (message) => console.error(`identify-api-mock: ${message}`),
+  }
 }

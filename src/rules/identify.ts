@@ -11,7 +11,8 @@ import { formatTimestamp } from './timestamps.ts'
  * Identify, for a request already authenticated as `callerOrgId` and parsed: creates the user on
  * the first call for its `(orgId, id)`, otherwise applies the fields sent (omitted fields keep
  * their value, `userGroups` replaces the list), and issues a new sign-in token. Every check runs
- * before the first write, so a refused request changes nothing.
+ * before the first write, so a refused request changes nothing: the organisation (403), strict
+ * groups and `maxUserGroupsPerOrganisation` (400), `maxUsers` (500, told on standard error).
  *
  * @example
  * const { data, token } = await identifyUser(ctx, 'org-1', { id: 'u-1', orgId: 'org-1' })
@@ -29,6 +30,17 @@ export async function identifyUser(
     (groupId) => !ctx.db.userGroups.get(orgKey(orgId, groupId)),
   )
   if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
+  const groupCount = ctx.db.userGroupsByOrgId.count(orgId) + missingGroups.length
+  if (missingGroups.length > 0 && groupCount > ctx.maxUserGroupsPerOrganisation) {
+    throw new ApiError('invalidRequest')
+  }
+  let user = ctx.db.users.get(orgKey(orgId, id))
+  if (!user && ctx.db.collections.users.count() >= ctx.maxUsers) {
+    ctx.warn(
+      `identify refused a new user: the mock holds ${ctx.maxUsers} users, its limit (raise it with maxUsers or --max-users)`,
+    )
+    throw new ApiError('internal')
+  }
 
   const now = formatTimestamp(ctx.now())
   for (const groupId of missingGroups) {
@@ -36,7 +48,6 @@ export async function identifyUser(
   }
 
   const { userGroups: _, ...fields } = data
-  let user = ctx.db.users.get(orgKey(orgId, id))
   if (user) {
     Object.assign(user, fields, userGroups && { userGroups }, { lastActive: now })
     ctx.db.changed('users', user)

@@ -2,15 +2,24 @@ import { orgKey } from '../model/indexes.ts'
 import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
 import { hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
+import { sweepExpired } from './sweep.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
  * Issues a new sign-in token for `user` and stores only its hash. Earlier tokens of the user stay
- * valid; tokens already expired are dropped first, so live tokens stay bounded.
+ * valid, up to `maxTokensPerUser` in all: a token beyond drops the user's oldest, redeemed or not.
+ * Expired records (tokens, web-view sessions) are swept first, so what is kept stays bounded.
+ *
+ * @example
+ * const token = await mintSignInToken(ctx, user)
  */
 export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promise<string> {
   const now = ctx.now()
-  dropExpiredSignInTokens(ctx, now)
+  sweepExpired(ctx, now)
+  const tokens = ctx.db.signInTokensByUserId.get(user.userId)
+  for (const oldest of tokens.slice(0, Math.max(0, tokens.length - ctx.maxTokensPerUser + 1))) {
+    ctx.db.collections.signInTokens.delete(oldest)
+  }
   const token = ctx.generateToken()
   // Every field comes from values already valid (the stored user, our own hash and timestamps),
   // so the schema is not run again: one validation less on every identify call.
@@ -23,18 +32,6 @@ export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promi
     redeemedAt: null,
   })
   return token
-}
-
-/**
- * Tokens are created in the order they expire (one TTL for all), so the expired ones sit at the
- * front of the collection: dropping them never scans the live ones.
- */
-export function dropExpiredSignInTokens(ctx: RuleContext, now: Date): void {
-  const tokens = ctx.db.collections.signInTokens
-  for (let first = tokens.findFirst(); first; first = tokens.findFirst()) {
-    if (timestampMs(first.expiresAt) > now.getTime()) return
-    tokens.delete(first)
-  }
 }
 
 /** Why a sign-in token was refused. */

@@ -1,21 +1,36 @@
 import type { UserRecord } from '../model/records.ts'
 import { generateSignInToken, hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
-import { formatTimestamp } from './timestamps.ts'
+import { sweepExpired } from './sweep.ts'
+import { formatTimestamp, timestampMs } from './timestamps.ts'
 
-/** Opens a web-view session for `user`; returns the session id for the cookie (stored hashed). */
+/**
+ * Opens a web-view session for `user`, valid for `sessionTtlSeconds`; returns the session id for
+ * the cookie (stored hashed). Expired sessions and tokens are swept first.
+ *
+ * @example
+ * const sessionId = await openWebViewSession(ctx, user)
+ */
 export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Promise<string> {
+  const now = ctx.now()
+  sweepExpired(ctx, now)
   const sessionId = generateSignInToken()
   await ctx.db.collections.webViewSessions.create({
     sessionHash: hashSecret(sessionId),
     userId: user.userId,
     orgId: user.orgId,
-    createdAt: formatTimestamp(ctx.now()),
+    createdAt: formatTimestamp(now),
   })
   return sessionId
 }
 
-/** The user a web-view session cookie signs in, for that organisation; `undefined` if none. */
+/**
+ * The user a live web-view session cookie signs in, for that organisation; `undefined` if none
+ * (or expired). Changes nothing: a `HEAD` may ask.
+ *
+ * @example
+ * const user = findWebViewSession(ctx, 'org-1', sessionId)
+ */
 export function findWebViewSession(
   ctx: RuleContext,
   orgId: string,
@@ -23,5 +38,7 @@ export function findWebViewSession(
 ): UserRecord | undefined {
   const session = ctx.db.webViewSessions.get(hashSecret(sessionId))
   if (!session || session.orgId !== orgId) return undefined
+  const expiresMs = timestampMs(session.createdAt) + ctx.sessionTtlSeconds * 1000
+  if (expiresMs <= ctx.now().getTime()) return undefined
   return ctx.db.usersByUserId.get(session.userId)
 }

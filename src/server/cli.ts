@@ -5,11 +5,15 @@ import { datasetDefaults } from '../../fixtures/dataset.ts'
 import { controlRoutes } from '../control.ts'
 import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
+import { resolveOptions } from '../options.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { isLoopbackAddress } from './front-door.ts'
 import { type RunningServer, type ServerOptions, ServerStartError, startServer } from './server.ts'
 import { StateFileError } from './state-file.ts'
 import { addVerifyCommand } from './verify/command.ts'
+
+/** Every option's default, read from the options schema. */
+const defaults = resolveOptions()
 
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
@@ -53,6 +57,30 @@ program
     datasetDefaults.usersPerOrganisation,
   )
   .option('--token-ttl <seconds>', 'sign-in token lifetime in seconds', positiveNumber, 300)
+  .option(
+    '--max-users <n>',
+    'users the mock holds at most (an identify past it answers 500)',
+    integer(1),
+    defaults.maxUsers,
+  )
+  .option(
+    '--max-groups-per-org <n>',
+    'user groups per organisation at most (an identify past it answers 400)',
+    integer(1),
+    defaults.maxUserGroupsPerOrganisation,
+  )
+  .option(
+    '--max-tokens-per-user <n>',
+    "sign-in tokens kept per user (a new one drops the user's oldest)",
+    integer(1),
+    defaults.maxTokensPerUser,
+  )
+  .option(
+    '--session-ttl <seconds>',
+    'web-view session lifetime in seconds',
+    integer(1),
+    defaults.sessionTtlSeconds,
+  )
   .option('--strict-user-groups', 'answer 400 for userGroups the organisation does not have', false)
   .addOption(
     new Option('--auth-failure-status <status>', 'status for a missing or unknown API key')
@@ -140,6 +168,10 @@ interface ServeFlags {
   apiKey: string[]
   users: number
   tokenTtl: number
+  maxUsers: number
+  maxGroupsPerOrg: number
+  maxTokensPerUser: number
+  sessionTtl: number
   strictUserGroups: boolean
   authFailureStatus: '401' | '403'
   delay: number
@@ -166,6 +198,10 @@ async function serve(flags: ServeFlags) {
     usersPerOrganisation: flags.users,
     organisations: flags.org ? [{ orgId: flags.org, apiKeys: flags.apiKey }] : [],
     tokenTtlSeconds: flags.tokenTtl,
+    maxUsers: flags.maxUsers,
+    maxUserGroupsPerOrganisation: flags.maxGroupsPerOrg,
+    maxTokensPerUser: flags.maxTokensPerUser,
+    sessionTtlSeconds: flags.sessionTtl,
     strictUserGroups: flags.strictUserGroups,
     authFailureStatus: flags.authFailureStatus === '403' ? 403 : 401,
     delayMs: flags.delay,
@@ -189,6 +225,13 @@ async function serve(flags: ServeFlags) {
       fail(error.message)
     throw error
   }
+  // Before the banner: a script may signal the server as soon as it reads the URL.
+  const stop = () => {
+    setTimeout(() => process.exit(0), 1500).unref()
+    running.close().then(() => process.exit(0))
+  }
+  process.once('SIGINT', stop)
+  process.once('SIGTERM', stop)
   const credentials = running.core.credentials
   const webhooks = running.core.webhooks.list()
   const curl = curlLine(running.url, credentials)
@@ -208,12 +251,6 @@ async function serve(flags: ServeFlags) {
       banner(running.url, credentials, curl, inspector, webhooks, controlLine(flags)),
     )
   }
-  const stop = () => {
-    setTimeout(() => process.exit(0), 1500).unref()
-    running.close().then(() => process.exit(0))
-  }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
 }
 
 function curlLine(url: string, credentials: Credentials[]): string | null {

@@ -1,17 +1,7 @@
-import { randomBytes } from 'node:crypto'
-import {
-  closeSync,
-  linkSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs'
+import { chmodSync, closeSync, openSync, readFileSync, truncateSync, unlinkSync } from 'node:fs'
+import type { DatabaseSync } from 'node:sqlite'
 
-/** Another process (or this one) holds the file: the message names it. */
+/** Another process (or this one) holds the file, or this Node cannot lock it: the message says. */
 export class FileLockedError extends Error {
   override name = 'FileLockedError'
 }
@@ -19,134 +9,104 @@ export class FileLockedError extends Error {
 /** The lock files this process holds: a second lock of one file in this process is refused too. */
 const heldHere = new Set<string>()
 
-/** How long a lock without a readable pid may be in the making before it counts as abandoned. */
-const unreadableGraceMs = 5_000
+/** SQLite's result codes met here: the file is locked; the file is not a database. */
+const sqliteBusy = 5
+const sqliteNotADatabase = 26
 
 /**
- * An exclusive lock on a file between processes: `<file>.lock`, which holds the owner's pid from
- * the moment it exists (it is written aside and linked into place). A lock whose process is gone
- * is stale and taken over; so is one holding this process's own pid that this process does not
- * hold (a container restarts with the pid its last run had).
+ * An exclusive lock on a file between processes that the kernel enforces: `<file>.lock`, an empty
+ * SQLite database that this process holds an exclusive transaction on, through `node:sqlite`.
+ * SQLite locks with `fcntl`, so the lock holds across PID namespaces (two containers sharing a
+ * volume) and the kernel releases it when its holder dies, however it dies: there is no pid to
+ * guess from, and no stale lock to take over.
+ *
+ * @example
+ * const lock = FileLock.acquire('./mock-state.jsonl')
+ * try { … } finally { lock.release() }
  */
 export class FileLock {
   readonly path: string
-  readonly #content: string
+  readonly #database: DatabaseSync
 
-  private constructor(path: string, content: string) {
+  private constructor(path: string, database: DatabaseSync) {
     this.path = path
-    this.#content = content
+    this.#database = database
   }
 
-  /** Locks `file`, or throws a {@link FileLockedError} that says who holds it. */
-  static acquire(file: string): FileLock {
+  /** Locks `file`, or throws a {@link FileLockedError} at once that says why not. */
+  static acquire(file: string, mode: number): FileLock {
     const path = `${file}.lock`
     if (heldHere.has(path)) throw new FileLockedError(`${file} is already open in this process`)
-    const content = String(process.pid)
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (createWith(path, content)) {
-        heldHere.add(path)
-        return new FileLock(path, content)
-      }
-      const found = readOrUndefined(path)
-      if (found === undefined) continue
-      const pid = Number(found)
-      const valid = /^\d+$/.test(found) && pid > 0
-      if (valid && isRunning(pid) && pid !== process.pid) {
-        throw new FileLockedError(
-          `${file} is in use by another process (pid ${pid}, see ${path}): stop it, or choose another --state-file`,
-        )
-      }
-      if (!valid && Date.now() - modifiedMs(path) < unreadableGraceMs) {
-        throw new FileLockedError(`${file} is being opened by another process (see ${path})`)
-      }
-      takeOver(path, found)
+    const sqlite = loadSqlite()
+    createPrivate(path, mode)
+    let database: DatabaseSync | undefined
+    try {
+      database = lockDatabase(sqlite, path)
+    } catch (error) {
+      if (sqliteCode(error) === sqliteNotADatabase && holdsOnlyAPid(path)) {
+        // The pid a version of this mock before the kernel lock left: no process can hold it.
+        truncateSync(path, 0)
+        database = lockDatabase(sqlite, path)
+      } else throw error
     }
-    throw new FileLockedError(`${path} keeps coming back: another process is opening ${file}`)
+    heldHere.add(path)
+    return new FileLock(path, database)
   }
 
-  /** Removes the lock, if it is still this one's. */
+  /** Releases the lock (the kernel does it too when the process ends). The file stays. */
   release(): void {
     if (!heldHere.delete(this.path)) return
-    if (readOrUndefined(this.path) === this.#content) unlinkQuietly(this.path)
+    this.#database.close()
   }
 }
 
-/** Creates `path` holding `content`, whole, unless it exists: whether it did. */
-function createWith(path: string, content: string): boolean {
-  const draft = `${path}.${randomBytes(6).toString('hex')}`
-  writeFileSync(draft, content, { flag: 'wx' })
+/** An exclusive transaction on the database at `path`, kept open; refused at once if held. */
+function lockDatabase(sqlite: typeof import('node:sqlite'), path: string): DatabaseSync {
+  const database = new sqlite.DatabaseSync(path, { timeout: 0 })
   try {
-    linkSync(draft, path)
-    return true
+    database.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE')
+    return database
   } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false
-    if (errorCode(error) !== 'EPERM' && errorCode(error) !== 'ENOTSUP') throw error
-    // A file system without hard links: created empty, then written, which a reader may see.
-    return createDirectly(path, content)
-  } finally {
-    unlinkQuietly(draft)
-  }
-}
-
-function createDirectly(path: string, content: string): boolean {
-  let fd: number
-  try {
-    fd = openSync(path, 'wx')
-  } catch (error) {
-    if (errorCode(error) === 'EEXIST') return false
-    throw error
-  }
-  try {
-    writeSync(fd, content)
-  } finally {
-    closeSync(fd)
-  }
-  return true
-}
-
-/** Removes a stale lock holding `stale`, unless another process replaced it meanwhile. */
-function takeOver(path: string, stale: string): void {
-  const aside = `${path}.${randomBytes(6).toString('hex')}.stale`
-  try {
-    renameSync(path, aside)
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return
-    throw error
-  }
-  if (readOrUndefined(aside) !== stale) {
-    // A fresh lock of another process: put it back, unless yet another has been taken since.
-    try {
-      linkSync(aside, path)
-    } catch {
-      // Taken since: that process holds the file.
+    database.close()
+    if (sqliteCode(error) === sqliteBusy) {
+      throw new FileLockedError(
+        `${path.slice(0, -'.lock'.length)} is in use by another server (it holds ${path}): stop it, or choose another --state-file`,
+      )
     }
-  }
-  unlinkQuietly(aside)
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return errorCode(error) === 'EPERM'
+    throw error
   }
 }
 
-function readOrUndefined(path: string): string | undefined {
+/**
+ * `node:sqlite`, loaded only for a state file. Node 22.13 and later have it; Node 22.12 only
+ * behind `--experimental-sqlite`.
+ */
+function loadSqlite(): typeof import('node:sqlite') {
+  const sqlite = process.getBuiltinModule('node:sqlite') as typeof import('node:sqlite') | undefined
+  if (!sqlite) {
+    throw new FileLockedError(
+      `--state-file needs node:sqlite to lock the file, which Node ${process.version} lacks: use Node 22.13 or newer`,
+    )
+  }
+  return sqlite
+}
+
+/** Creates `path` if it does not exist, and gives it `mode` either way. */
+function createPrivate(path: string, mode: number): void {
+  closeSync(openSync(path, 'a', mode))
+  chmodSync(path, mode)
+}
+
+function holdsOnlyAPid(path: string): boolean {
   try {
-    return readFileSync(path, 'utf8')
+    return /^\d*$/.test(readFileSync(path, 'latin1'))
   } catch {
-    return undefined
+    return false
   }
 }
 
-function modifiedMs(path: string): number {
-  try {
-    return statSync(path).mtimeMs
-  } catch {
-    return 0
-  }
+function sqliteCode(error: unknown): number | undefined {
+  return (error as { errcode?: number }).errcode
 }
 
 export function unlinkQuietly(path: string): void {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import {
+  chmodSync,
   closeSync,
   fsyncSync,
   ftruncateSync,
@@ -49,6 +50,8 @@ const collections = Object.keys(keyFields) as Array<keyof MockState>
 const collectionNames = new Set<string>(collections)
 const header = { format: 'identify-api-mock-state', version: 1 }
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true })
+/** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
+export const privateMode = 0o600
 
 /** A state file that cannot be used: it is left in place, and the message says why. */
 export class StateFileError extends Error {
@@ -67,7 +70,8 @@ export interface StateFileOptions {
  * temporary file and renamed over the old one, so the cost of a write does not grow with the state
  * and no moment leaves a torn file. A torn last line (a crash mid-append) is dropped on load.
  *
- * One process at a time: `<path>.lock` holds the pid of the process that has the file open.
+ * One process at a time: the process that has the file open holds a kernel lock on `<path>.lock`
+ * (see {@link FileLock}).
  */
 export class StateFile {
   /** The file itself (a symbolic link given is followed, so compaction replaces its target). */
@@ -109,7 +113,7 @@ export class StateFile {
     const target = followLink(path)
     let lock: FileLock
     try {
-      lock = FileLock.acquire(target)
+      lock = FileLock.acquire(target, privateMode)
     } catch (error) {
       throw asStateFileError(target, error)
     }
@@ -123,9 +127,11 @@ export class StateFile {
         const file = new StateFile(target, lock, size, size, options.warn)
         return { file, state, loaded: false }
       }
-      const { state, goodBytes, snapshotBytes } = parse(target, bytes)
+      const { state, goodBytes, snapshotBytes, droppedHints } = parse(target, bytes)
+      chmodSync(target, privateMode)
       if (goodBytes < bytes.length) truncateSync(target, goodBytes)
       const file = new StateFile(target, lock, snapshotBytes, goodBytes, options.warn)
+      if (droppedHints) file.compact(state)
       return { file, state, loaded: true }
     } catch (error) {
       lock.release()
@@ -303,7 +309,7 @@ function writeSnapshot(path: string, state: MockState): number {
   const bytes = Buffer.from(`${JSON.stringify({ ...header, state })}\n`)
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`
   try {
-    const fd = openSync(temporary, 'w')
+    const fd = openSync(temporary, 'w', privateMode)
     try {
       writeAll(fd, bytes, temporary)
       fsyncSync(fd)
@@ -403,6 +409,7 @@ function parse(path: string, bytes: Buffer) {
   const records = Object.fromEntries(
     collections.map((name) => [name, [...(maps.get(name)?.values() ?? [])]]),
   )
+  const droppedHints = dropKeyHints(records.apiKeys as object[])
   const parsed = mockStateSchema.safeParse(records)
   if (!parsed.success) {
     const [issue] = parsed.error.issues
@@ -416,7 +423,23 @@ function parse(path: string, bytes: Buffer) {
     state: parsed.data,
     goodBytes,
     snapshotBytes: Buffer.byteLength(lines[0] ?? '') + 1,
+    droppedHints,
   }
+}
+
+/**
+ * Removes the `keyHint` (the key's last four characters) that API key records held before: no part
+ * of a key is kept in clear any more. Whether any was found, so that the file is rewritten without.
+ */
+function dropKeyHints(apiKeys: object[]): boolean {
+  let found = false
+  for (const record of apiKeys) {
+    if (Object.hasOwn(record, 'keyHint')) {
+      delete (record as { keyHint?: unknown }).keyHint
+      found = true
+    }
+  }
+  return found
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -92,7 +92,7 @@ export async function answerWebView(
     user = redeemed.user
     const sessionId = await openWebViewSession(ctx, user)
     headers['set-cookie'] =
-      `${sessionCookie}=${sessionId}; Path=${webViewPath}; HttpOnly; SameSite=Lax`
+      `${sessionCookie}=${sessionId}; Path=${webViewPath}; Max-Age=${ctx.sessionTtlSeconds}; HttpOnly; SameSite=Lax`
   } else {
     const sessionId = readCookie(request.headers.get('cookie'), sessionCookie)
     user = sessionId ? findWebViewSession(ctx, orgId, sessionId) : undefined

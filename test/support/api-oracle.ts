@@ -107,12 +107,26 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
 const onlyKeys = (value: Record<string, unknown>, allowed: string[]) =>
   Object.keys(value).every((key) => allowed.includes(key))
-const isNonEmptyString = (value: unknown) => typeof value === 'string' && value.length > 0
+/** A string of `min` to `max` UTF-16 code units. */
+const isStringOf = (value: unknown, min: number, max: number) =>
+  typeof value === 'string' && value.length >= min && value.length <= max
+/** An `id` or `orgId`: 1 to 1,024 code units, every surrogate in a pair. */
+const isId = (value: unknown) =>
+  isStringOf(value, 1, 1024) && encodeURIComponentOrUndefined(value as string) !== undefined
+
+/** `encodeURIComponent` throws exactly on a lone surrogate. */
+function encodeURIComponentOrUndefined(value: string): string | undefined {
+  try {
+    return encodeURIComponent(value)
+  } catch {
+    return undefined
+  }
+}
 
 /** IdentifyUserRequest, every object closed. */
 export function isIdentifyBody(value: unknown): value is IdentifyBody {
   if (!isObject(value) || !onlyKeys(value, ['id', 'orgId', 'data'])) return false
-  if (!isNonEmptyString(value.id) || !isNonEmptyString(value.orgId)) return false
+  if (!isId(value.id) || !isId(value.orgId)) return false
   if (!Object.hasOwn(value, 'data')) return true
   const data = value.data
   if (!isObject(data) || !onlyKeys(data, [...profileStrings, 'sex', 'ageBracket', 'userGroups'])) {
@@ -122,9 +136,13 @@ export function isIdentifyBody(value: unknown): value is IdentifyBody {
     if (key === 'sex') return sexes.includes(field as string)
     if (key === 'ageBracket') return ageBrackets.includes(field as string)
     if (key === 'userGroups') {
-      return Array.isArray(field) && field.every((group) => typeof group === 'string')
+      return (
+        Array.isArray(field) &&
+        field.length <= 1000 &&
+        field.every((group) => isStringOf(group, 1, 256))
+      )
     }
-    return typeof field === 'string'
+    return isStringOf(field, 0, 1024)
   })
 }
 

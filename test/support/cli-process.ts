@@ -11,9 +11,13 @@ export interface CliProcess {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
 }
 
-/** Runs the CLI as a user would (TypeScript through tsx), with the test's Node. */
-export function runCli(args: string[]): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', cliPath, ...args], {
+/**
+ * Runs the CLI as a user would (TypeScript through tsx), with the test's Node; through
+ * `launcher` (a command and its arguments, such as `unshare --pid --fork`) when given.
+ */
+export function runCli(args: string[], launcher: string[] = []): CliProcess {
+  const command = [...launcher, process.execPath, '--import', 'tsx', cliPath, ...args]
+  const child = spawn(command[0] as string, command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -59,9 +63,9 @@ export async function waitForOutput(
   }
 }
 
-/** Starts `serve` on a free port and returns the URL its banner prints. */
-export async function startCli(args: string[] = []) {
-  const cli = runCli(['serve', '--port', '0', ...args])
+/** Starts `serve` on a free port (through `launcher`, if any) and returns the URL its banner prints. */
+export async function startCli(args: string[] = [], launcher: string[] = []) {
+  const cli = runCli(['serve', '--port', '0', ...args], launcher)
   const [, url = ''] = await waitForOutput(cli, /listening on (http:\/\/\S+)/)
   return { cli, url }
 }
@@ -70,8 +74,12 @@ export async function startCli(args: string[] = []) {
  * Runs the CLI with `args` and expects what a user given a bad option or file should see: a
  * exit code 1 and one line on stderr, matching `message`, with no stack trace. The stderr.
  */
-export async function expectRefusal(args: string[], message: RegExp): Promise<string> {
-  const cli = runCli(args)
+export async function expectRefusal(
+  args: string[],
+  message: RegExp,
+  launcher: string[] = [],
+): Promise<string> {
+  const cli = runCli(args, launcher)
   expect((await cli.exit).code).toBe(1)
   const lines = cli.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)

@@ -1,0 +1,23 @@
+import type { RuleContext } from './context.ts'
+
+/**
+ * Drops the sign-in tokens and web-view sessions expired at `now`, earliest first: each
+ * collection is kept in time order beside its insertion order, so a sweep looks only at records
+ * it drops and one more, and one long-lived record never holds it back.
+ *
+ * @example
+ * sweepExpired(ctx, ctx.now())
+ */
+export function sweepExpired(ctx: RuleContext, now: Date): void {
+  const { db } = ctx
+  const nowMs = now.getTime()
+  for (let first = db.signInTokensByExpiry.first(); first && first.ms <= nowMs; ) {
+    db.collections.signInTokens.delete(first.record)
+    first = db.signInTokensByExpiry.first()
+  }
+  const startedBefore = nowMs - ctx.sessionTtlSeconds * 1000
+  for (let first = db.webViewSessionsByStart.first(); first && first.ms <= startedBefore; ) {
+    db.collections.webViewSessions.delete(first.record)
+    first = db.webViewSessionsByStart.first()
+  }
+}
