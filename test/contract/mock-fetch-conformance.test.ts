@@ -1,0 +1,4 @@
+import { describeConformance } from '../support/conformance-suite.ts'
+import { mockFetchTarget } from '../support/target.ts'
+
+describeConformance('api.fetch without msw', mockFetchTarget)
