@@ -1,5 +1,5 @@
-import { describeConcurrency, dispatchWay, targetWay } from '../support/concurrency-suite.ts'
-import { inProcessTarget } from '../support/target.ts'
+import { describeConcurrency } from '../support/concurrency-suite.ts'
+import { dispatchWayIn, mswWayIn } from '../support/way-in.ts'
 
-describeConcurrency('MockCore.dispatch', dispatchWay, 200)
-describeConcurrency('the MSW handlers', targetWay(inProcessTarget), 40)
+describeConcurrency('MockCore.dispatch', dispatchWayIn, 200)
+describeConcurrency('the MSW handlers', mswWayIn, 40)

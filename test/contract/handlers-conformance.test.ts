@@ -1,4 +1,4 @@
 import { describeConformance } from '../support/conformance-suite.ts'
-import { inProcessTarget } from '../support/target.ts'
+import { mswWayIn } from '../support/way-in.ts'
 
-describeConformance('MSW handlers via setupServer', inProcessTarget)
+describeConformance('MSW handlers via setupServer', mswWayIn)

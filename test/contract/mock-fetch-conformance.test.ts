@@ -1,4 +1,4 @@
 import { describeConformance } from '../support/conformance-suite.ts'
-import { mockFetchTarget } from '../support/target.ts'
+import { apiFetchWayIn } from '../support/way-in.ts'
 
-describeConformance('api.fetch without msw', mockFetchTarget)
+describeConformance('api.fetch without msw', apiFetchWayIn)

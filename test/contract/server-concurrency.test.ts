@@ -1,4 +1,4 @@
-import { describeConcurrency, targetWay } from '../support/concurrency-suite.ts'
-import { httpTarget } from '../support/target.ts'
+import { describeConcurrency } from '../support/concurrency-suite.ts'
+import { httpWayIn } from '../support/way-in.ts'
 
-describeConcurrency('the HTTP server', targetWay(httpTarget), 40)
+describeConcurrency('the HTTP server', httpWayIn, 40)

@@ -1,4 +1,4 @@
 import { describeConformance } from '../support/conformance-suite.ts'
-import { httpTarget } from '../support/target.ts'
+import { httpWayIn } from '../support/way-in.ts'
 
-describeConformance('standalone server over HTTP', httpTarget)
+describeConformance('standalone server over HTTP', httpWayIn)

@@ -17,7 +17,7 @@ import {
 import { formatTimestamp, timestampMs } from '../../src/rules/timestamps.ts'
 import { createTokenSource, generateSignInToken, hashSecret, hexOf } from '../../src/secrets.ts'
 import { formatDateTime } from '../../src/time.ts'
-import { dispatchJson } from '../support/dispatch.ts'
+import { dispatchJson } from '../support/way-in.ts'
 
 /** What the speed-ups of issue 6 replaced must still come out the same. */
 

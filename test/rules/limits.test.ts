@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset } from '../../fixtures/index.ts'
 import { type MockApiOptions, MockCore, type StateStore } from '../../src/index.ts'
-import { dispatchJson } from '../support/dispatch.ts'
+import { dispatchJson } from '../support/way-in.ts'
 
 /**
  * The limits of a running mock (decisions.md, "Limits of a running mock" and Identify): every

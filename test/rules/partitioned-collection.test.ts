@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { createMockApi } from '../../src/index.ts'
 import { GroupIndex, orgKey, UniqueIndex } from '../../src/model/indexes.ts'
 import { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
-import { dispatchJson } from '../support/dispatch.ts'
+import { dispatchJson } from '../support/way-in.ts'
 
 const schema = z.strictObject({ n: z.int(), group: z.string(), tags: z.array(z.string()) })
 type Item = z.infer<typeof schema>

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildDataset, buildIdentifyRequest, buildUser, createFaker } from '../../fixtures/index.ts'
 import { createMockApi, identifyUserRequestSchema, userRecordSchema } from '../../src/index.ts'
-import { dispatchJson } from '../support/dispatch.ts'
+import { dispatchJson } from '../support/way-in.ts'
 
 describe('seeded data', () => {
   it('is identical for the same seed', () => {

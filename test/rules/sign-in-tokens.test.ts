@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { MockCore } from '../../src/index.ts'
-import { dispatchJson } from '../support/dispatch.ts'
+import { dispatchJson } from '../support/way-in.ts'
 
 function setup(options: { tokenTtlSeconds?: number } = {}) {
   let now = new Date('2026-01-01T12:00:00Z')

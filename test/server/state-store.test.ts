@@ -7,7 +7,7 @@ import { MockCore, type MockState } from '../../src/index.ts'
 import type { StateStore } from '../../src/mock-core.ts'
 import type { StateChange } from '../../src/model/database.ts'
 import { createStateFileStore } from '../../src/server/state-store.ts'
-import { dispatchJson } from '../support/dispatch.ts'
+import { dispatchJson } from '../support/way-in.ts'
 
 const key = 'store-key'
 const options = { seededOrganisations: 0, organisations: [{ orgId: 'acme', apiKeys: [key] }] }

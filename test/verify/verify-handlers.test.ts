@@ -1,4 +1,4 @@
-import { inProcessTarget } from '../support/target.ts'
 import { describeVerifyAgainst } from '../support/verify-suite.ts'
+import { mswWayIn } from '../support/way-in.ts'
 
-describeVerifyAgainst('the MSW handlers via setupServer', inProcessTarget)
+describeVerifyAgainst('the MSW handlers via setupServer', mswWayIn)

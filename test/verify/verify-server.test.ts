@@ -1,4 +1,4 @@
-import { httpTarget } from '../support/target.ts'
 import { describeVerifyAgainst } from '../support/verify-suite.ts'
+import { httpWayIn } from '../support/way-in.ts'
 
-describeVerifyAgainst('the standalone server over HTTP', httpTarget)
+describeVerifyAgainst('the standalone server over HTTP', httpWayIn)
