@@ -1,29 +1,20 @@
-import type { OutgoingHttpHeaders } from 'node:http'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { faultSchema, type MockState } from '../../src/index.ts'
+import { faultSchema } from '../../src/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { expectAnswer, expectedAnswer, isJsonMediaType, pathOf } from '../support/api-oracle.ts'
+import { isJsonMediaType, pathOf } from '../support/api-oracle.ts'
 import {
-  announceSeed,
   anyJson,
   apiTarget,
   authorizationValue,
   headerText,
   httpMethod,
-  propertyParameters,
   prototypeNames,
 } from '../support/arbitraries.ts'
 import { keepAliveAgent, sendRaw } from '../support/http-client.ts'
-import {
-  type ApiCase,
-  assertApiCases,
-  fixedNow,
-  identifyCalls,
-  type MockConfiguration,
-  mockConfigurations,
-  worldOf,
-} from '../support/property-world.ts'
+import { describeProperties, propertyParameters } from '../support/properties.ts'
+import { fixedNow, identifyCalls } from '../support/property-world.ts'
+import { httpWayIn } from '../support/way-in.ts'
 
 /**
  * The property-based cases through the standalone server over real HTTP: targets sent byte for
@@ -31,62 +22,6 @@ import {
  * parser knows, arbitrary headers; and the control endpoints, open, behind a token, or disabled.
  * The server runs in this process, so a crash of its listener would fail the run.
  */
-announceSeed('properties-http')
-
-const agent = keepAliveAgent()
-const servers = {} as Record<MockConfiguration, RunningServer>
-let seeded: MockState
-let credentials: RunningServer['core']['credentials']
-
-beforeAll(async () => {
-  for (const name of Object.keys(mockConfigurations) as MockConfiguration[]) {
-    servers[name] = await startServer({ ...mockConfigurations[name], port: 0 })
-  }
-  seeded = await servers.default.core.state()
-  credentials = servers.default.core.credentials
-})
-
-afterAll(async () => {
-  agent.destroy()
-  await Promise.all(Object.values(servers).map((s) => s.close()))
-})
-
-function headersOf(c: ApiCase): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = Object.fromEntries(c.otherHeaders)
-  if (c.authorization !== null) headers.authorization = c.authorization
-  if (c.contentType !== null) headers['content-type'] = c.contentType
-  return headers
-}
-
-async function check(c: ApiCase) {
-  const { url, core } = servers[c.configuration]
-  await core.reset()
-  if (c.fault) core.failNext(c.fault.operation, { status: c.fault.status })
-  const answer = await sendRaw(url, {
-    method: c.method,
-    target: c.target,
-    headers: headersOf(c),
-    body: c.body,
-    agent,
-  })
-  if (c.target.startsWith('http://elsewhere.test/')) {
-    // An absolute-form target naming another host is refused at the front door, like its Host.
-    expect({ status: answer.status, body: answer.text && JSON.parse(answer.text) }).toEqual({
-      status: 403,
-      body: c.method === 'HEAD' ? '' : { code: 403, message: 'Forbidden' },
-    })
-    expect(core.requests()).toEqual([])
-    return
-  }
-  const world = worldOf(c.configuration, core.credentials, seeded, c.fault)
-  const observed = { ...answer, text: c.method === 'HEAD' ? undefined : answer.text }
-  expectAnswer(world, expectedAnswer(world, c), observed, await core.state())
-  if (c.method === 'HEAD') expect(answer.text).toBe('')
-  expect(core.requests().map(({ method, path, status }) => ({ method, path, status }))).toEqual([
-    { method: c.method, path: pathOf(c.target), status: answer.status },
-  ])
-}
-
 /**
  * Targets outside `/api` and `/__mock` (and the web view's page): all 404 `Not found`, but for the
  * absolute-form target naming another host, which the front door refuses 403 `Forbidden`.
@@ -107,25 +42,42 @@ const elsewhere = fc.constantFrom(
   '/API/v1/users/identify',
 )
 
-describe('properties through the HTTP server', () => {
-  it('answers any identify call as the contract says, and changes nothing on an error', async () => {
-    await assertApiCases({ state: seeded, credentials, ...identifyCalls(httpMethod()) }, check)
-  }, 120_000)
+const agent = keepAliveAgent()
+afterAll(() => agent.destroy())
 
-  it('answers any method and target as the contract says', async () => {
-    await assertApiCases(
-      {
-        state: seeded,
-        credentials,
+const properties = describeProperties('the HTTP server', httpWayIn, {
+  bodilessHead: true,
+  /** An absolute-form target naming another host is refused at the front door, like its Host. */
+  outsideTheContract: (c, answer, way) => {
+    if (!c.target.startsWith('http://elsewhere.test/')) return false
+    expect({ status: answer.status, body: answer.text && JSON.parse(answer.text) }).toEqual({
+      status: 403,
+      body: c.method === 'HEAD' ? '' : { code: 403, message: 'Forbidden' },
+    })
+    expect(way.core.requests()).toEqual([])
+    return true
+  },
+  expectAlso: (c, answer, _world, way) => {
+    expect(
+      way.core.requests().map(({ method, path, status }) => ({ method, path, status })),
+    ).toEqual([{ method: c.method, path: pathOf(c.target), status: answer.status }])
+  },
+  properties: [
+    {
+      title: 'answers any identify call as the contract says, and changes nothing on an error',
+      cases: identifyCalls(httpMethod()),
+    },
+    {
+      title: 'answers any method and target as the contract says',
+      cases: {
         wide: false,
         methods: httpMethod(),
         targets: (pools) =>
           fc.oneof({ weight: 8, arbitrary: apiTarget(pools) }, { weight: 1, arbitrary: elsewhere }),
         bodyFreq: 3,
       },
-      check,
-    )
-  }, 120_000)
+    },
+  ],
 })
 
 describe('properties of the control endpoints over HTTP', () => {
@@ -377,12 +329,13 @@ describe('properties of the control endpoints over HTTP', () => {
         } else if (path === '/__mock/users' || path === '/__mock/user') {
           // These targets carry no query: the organisation (and user) it needs are missing.
           error(400, expect.stringMatching(/^Invalid query: /))
-        } else expect(body).toEqual(seeded)
-        expect(await server.core.state()).toEqual(seeded)
+        } else expect(body).toEqual(properties.seeded())
+        expect(await server.core.state()).toEqual(properties.seeded())
       }),
       propertyParameters(),
     )
-    for (const server of [...Object.values(control), ...Object.values(servers)]) {
+    const api = Object.values(properties.ways()).map((way) => way.running)
+    for (const server of [...Object.values(control), ...api]) {
       expect(server.server.listening).toBe(true)
     }
   }, 120_000)

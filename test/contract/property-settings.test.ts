@@ -4,7 +4,7 @@ import {
   propertyParameters,
   propertyRuns,
   propertySeed,
-} from '../support/arbitraries.ts'
+} from '../support/properties.ts'
 
 afterEach(() => vi.restoreAllMocks())
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
 import { TimeOrder } from '../../src/model/time-order.ts'
-import { announceSeed, propertyParameters } from '../support/arbitraries.ts'
+import { announceSeed, propertyParameters } from '../support/properties.ts'
 
 announceSeed('time-order')
 

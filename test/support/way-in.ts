@@ -10,7 +10,7 @@ import type {
 } from '../../src/index.ts'
 import { createMockApi } from '../../src/index.ts'
 import type { MockCore } from '../../src/mock-core.ts'
-import { startServer } from '../../src/server/server.ts'
+import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { sendRaw } from './http-client.ts'
 
 /** A request as a client writes it: the target exactly as sent, headers in the order given. */
@@ -153,9 +153,11 @@ export const mswWayIn: StartWayIn = async (options = {}) => {
 
 /**
  * The standalone server over real HTTP on loopback: `send` writes the target byte for byte with
- * `node:http`, and the controls go through `/__mock`.
+ * `node:http`, and the controls go through `/__mock`. `running` is the server itself.
  */
-export const httpWayIn: StartWayIn = async (options = {}) => {
+export const httpWayIn = async (
+  options: WayInOptions = {},
+): Promise<WayIn & { running: RunningServer }> => {
   const running = await startServer({ ...options, port: 0 })
   const agent = new Agent({ keepAlive: true })
   const control = async (method: string, path: string, body?: unknown) => {
@@ -170,6 +172,7 @@ export const httpWayIn: StartWayIn = async (options = {}) => {
     return res.status === 204 ? undefined : res.json()
   }
   return {
+    running,
     url: (path) => running.url + path,
     fetch,
     send: (request) =>
