@@ -4,7 +4,7 @@ import { type MockApiOptions, MockCore, type StateStore } from '../../src/index.
 import { dispatchJson } from '../support/way-in.ts'
 
 /**
- * The limits of a running mock (decisions.md, "Limits of a running mock" and Identify): every
+ * The limits of a running mock (README, "Limits of a running mock" and "Identify"): every
  * input and every stored collection has a bound, and a request refused by one changes nothing.
  */
 
