@@ -1,53 +1,34 @@
-import { getResponse } from 'msw'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMockApi, type MockApi } from '../../src/index.ts'
-import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { sendRaw } from '../support/http-client.ts'
 import { openConnection, writeAll } from '../support/raw-socket.ts'
+import { dispatchRaw, httpWayIn, mswWayIn, type WayIn } from '../support/way-in.ts'
 
 /**
  * The bugs the property-based tests found, each pinned by name through every way in it can
  * reach: the transport-free dispatch, the MSW handlers, and the HTTP server.
  */
 
-let api: MockApi
-let server: RunningServer
+/** The MSW handlers' way in; its mock is also the one dispatch is called on. */
+let msw: WayIn
+let http: WayIn
 let key: string
 
 beforeAll(async () => {
-  api = createMockApi({ baseUrl: 'http://regressions.test' })
-  await api.ready
-  server = await startServer({ port: 0 })
-  key = api.credentials[0]?.apiKeys[0] ?? ''
-  expect(server.core.credentials[0]?.apiKeys[0]).toBe(key)
+  msw = await mswWayIn()
+  http = await httpWayIn()
+  key = msw.credentials[0]?.apiKeys[0] ?? ''
+  expect(http.credentials[0]?.apiKeys[0]).toBe(key)
 })
-afterAll(() => server.close())
+afterAll(() => Promise.all([msw.close(), http.close()]))
 
 const identifyBody = JSON.stringify({ id: 'regression', orgId: 'org-1' })
 
 /** Identify through all three ways in; the answers' statuses. */
 async function identifyEverywhere(headers: Record<string, string>) {
-  const wire = await api.dispatch({
-    method: 'POST',
-    target: '/api/v1/users/identify',
-    headers: new Headers(headers),
-    body: new TextEncoder().encode(identifyBody),
-  })
-  const msw = await getResponse(
-    api.handlers,
-    new Request('http://regressions.test/api/v1/users/identify', {
-      method: 'POST',
-      headers,
-      body: identifyBody,
-    }),
-  )
-  const http = await sendRaw(server.url, {
-    method: 'POST',
-    target: '/api/v1/users/identify',
-    headers,
-    body: new TextEncoder().encode(identifyBody),
-  })
-  return { dispatch: wire.status, msw: msw?.status, http: http.status }
+  const request = { method: 'POST', target: '/api/v1/users/identify', headers, body: identifyBody }
+  const wire = await dispatchRaw(msw.core, request)
+  const viaMsw = await msw.send(request)
+  const viaHttp = await http.send(request)
+  return { dispatch: wire.status, msw: viaMsw.status, http: viaHttp.status }
 }
 
 describe('bug: an API key with a no-break space around it was accepted (String#trim is wider than HTTP whitespace)', () => {
@@ -57,14 +38,14 @@ describe('bug: an API key with a no-break space around it was accepted (String#t
     () => `Bearer \u00a0${key}`,
   ]) {
     it(`refuses ${JSON.stringify(authorization().replace(key, '<key>'))} with 401`, async () => {
-      const before = await api.state()
+      const before = await msw.state()
       expect(
         await identifyEverywhere({
           authorization: authorization(),
           'content-type': 'application/json',
         }),
       ).toEqual({ dispatch: 401, msw: 401, http: 401 })
-      expect(await api.state()).toEqual(before)
+      expect(await msw.state()).toEqual(before)
     })
   }
 
@@ -75,11 +56,10 @@ describe('bug: an API key with a no-break space around it was accepted (String#t
       `Bearer ${key}\u000b`,
       `\ufeffBearer ${key}`,
     ]) {
-      const response = await api.dispatch({
+      const response = await dispatchRaw(msw.core, {
         method: 'DELETE',
         target: '/api/v1/users/org-1/nobody',
-        headers: { get: (name) => (name === 'authorization' ? authorization : null) },
-        body: null,
+        headers: { authorization },
       })
       expect(response.status).toBe(401)
     }
@@ -113,7 +93,7 @@ describe('bug: a Content-Type of application/json with a no-break space around i
 
 describe('bug: the HTTP server dropped a CONNECT request without an answer', () => {
   it('answers it like any other request, with a JSON error, and closes the connection', async () => {
-    const conn = await openConnection(server.url)
+    const conn = await openConnection(http.url(''))
     await writeAll(
       conn.socket,
       'CONNECT /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\n\r\n',

@@ -1,4 +1,4 @@
-import { Agent, type OutgoingHttpHeaders } from 'node:http'
+import type { OutgoingHttpHeaders } from 'node:http'
 import { setupServer } from 'msw/node'
 import type {
   Credentials,
@@ -11,7 +11,7 @@ import type {
 import { createMockApi } from '../../src/index.ts'
 import type { MockCore } from '../../src/mock-core.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { sendRaw } from './http-client.ts'
+import { keepAliveAgent, type RawAnswer, sendRaw } from './http-client.ts'
 
 /** A request as a client writes it: the target exactly as sent, headers in the order given. */
 export interface RawRequest {
@@ -22,11 +22,7 @@ export interface RawRequest {
 }
 
 /** An answer as a test reads it. */
-export interface Answer {
-  status: number
-  header(name: string): string | null
-  text: string
-}
+export type Answer = Pick<RawAnswer, 'status' | 'header' | 'text'>
 
 /**
  * One way in to a running mock: the transport-free `dispatch`, the MSW handlers through
@@ -159,7 +155,7 @@ export const httpWayIn = async (
   options: WayInOptions = {},
 ): Promise<WayIn & { running: RunningServer }> => {
   const running = await startServer({ ...options, port: 0 })
-  const agent = new Agent({ keepAlive: true })
+  const agent = keepAliveAgent(Number.POSITIVE_INFINITY)
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(running.url + path, {
       method,
