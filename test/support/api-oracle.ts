@@ -3,9 +3,9 @@ import { expect } from 'vitest'
 import type { MockState, UserRecord } from '../../src/index.ts'
 
 /**
- * An independent statement of the API's contract (identify-delete-user-api.md and decisions.md)
- * for the property-based tests: given a request and the state before it, the exact answer and the
- * exact state after it. It shares no code with the mock, so the two cannot agree by construction.
+ * An independent statement of the API's contract (the API description, and the README's
+ * "Behaviour where the API description is silent") for the property-based tests: given a request
+ * and the state before it, the exact answer and the exact state after it. It shares no code with the mock, so the two cannot agree by construction.
  */
 
 /** A request as the mock receives it: the target as the transport delivers it. */

@@ -1,29 +1,6 @@
 import fc from 'fast-check'
 
-/**
- * The generators of the property-based tests, and their fixed seed. A failure prints the seed and
- * the path of the smallest failing case; `FC_SEED=<seed> FC_PATH=<path>` replays it, and
- * `FC_RUNS=<n>` runs more (or fewer) cases.
- */
-export const propertyRuns = Number(process.env.FC_RUNS ?? 1000)
-export const propertySeed = Number(process.env.FC_SEED ?? 20250601)
-
-/** `scale` multiplies the runs, for the ways in where a case costs next to nothing. */
-export function propertyParameters(scale = 1): fc.Parameters<unknown> {
-  return {
-    seed: propertySeed,
-    numRuns: Math.round(propertyRuns * scale),
-    ...(process.env.FC_PATH && { path: process.env.FC_PATH }),
-  }
-}
-
-/** Prints the seed once per file, so a CI log says how to replay whatever it ran. */
-export function announceSeed(file: string): void {
-  console.log(
-    `${file}: fast-check seed ${propertySeed}, at least ${propertyRuns} runs per property (replay with FC_SEED=${propertySeed})`,
-  )
-}
-
+/** The generators of the property-based tests; their seed and runs are set in properties.ts. */
 export const prototypeNames = fc.constantFrom(
   '__proto__',
   'constructor',

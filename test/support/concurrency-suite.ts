@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockCore, type MockState } from '../../src/index.ts'
-import { propertySeed } from './arbitraries.ts'
-import type { TargetFactory } from './target.ts'
+import type { MockState } from '../../src/index.ts'
+import { propertySeed } from './properties.ts'
+import { dispatchWayIn, type StartWayIn, type WayIn } from './way-in.ts'
 
 /**
  * Many calls at once through one way in: identify never creates a user twice, and identify,
@@ -10,61 +10,6 @@ import type { TargetFactory } from './target.ts'
  * gone, with nothing left behind. Written once, run through the transport-free dispatch, the MSW
  * handlers and the HTTP server.
  */
-
-export interface Answer {
-  status: number
-  text: string
-}
-
-/** One way in, reduced to what these tests need. */
-export interface Way {
-  call(
-    method: string,
-    path: string,
-    headers: Record<string, string>,
-    body?: string,
-  ): Promise<Answer>
-  state(): Promise<MockState>
-  reset(): Promise<void>
-  key: string
-  close(): Promise<void>
-}
-
-export async function dispatchWay(): Promise<Way> {
-  const core = new MockCore()
-  await core.ready
-  return {
-    call: async (method, target, headers, body) => {
-      const response = await core.dispatch({
-        method,
-        target,
-        headers: new Headers(headers),
-        body: body === undefined ? null : new TextEncoder().encode(body),
-      })
-      return { status: response.status, text: response.body }
-    },
-    state: () => core.state(),
-    reset: () => core.reset(),
-    key: core.credentials[0]?.apiKeys[0] ?? '',
-    close: async () => {},
-  }
-}
-
-export function targetWay(factory: TargetFactory) {
-  return async (): Promise<Way> => {
-    const t = await factory()
-    return {
-      call: async (method, path, headers, body) => {
-        const res = await fetch(t.url(path), { method, headers, body })
-        return { status: res.status, text: await res.text() }
-      },
-      state: () => t.state(),
-      reset: () => t.reset(),
-      key: t.credentials[0]?.apiKeys[0] ?? '',
-      close: () => t.close(),
-    }
-  }
-}
 
 /**
  * Every record that belongs to a user refers to a user that exists (in its organisation), and
@@ -88,26 +33,31 @@ type Op =
   | { kind: 'delete' }
   | { kind: 'sign-in'; token: number }
 
-export function describeConcurrency(name: string, start: () => Promise<Way>, runs: number) {
+export function describeConcurrency(name: string, start: StartWayIn, runs: number) {
   describe(`concurrency through ${name}`, () => {
-    let way: Way
+    let way: WayIn
+    let key: string
     beforeAll(async () => {
       way = await start()
+      key = way.credentials[0]?.apiKeys[0] ?? ''
     })
     afterAll(() => way.close())
 
     const identify = (id: string, data: Record<string, unknown> = {}) =>
-      way.call(
-        'POST',
-        '/api/v1/users/identify',
-        { authorization: `Bearer ${way.key}`, 'content-type': 'application/json' },
-        JSON.stringify({ id, orgId: 'org-1', data }),
-      )
-    const remove = (id: string) =>
-      way.call('DELETE', `/api/v1/users/org-1/${encodeURIComponent(id)}`, {
-        authorization: `Bearer ${way.key}`,
+      way.send({
+        method: 'POST',
+        target: '/api/v1/users/identify',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, orgId: 'org-1', data }),
       })
-    const signIn = (token: string) => way.call('GET', `/webview?orgId=org-1&token=${token}`, {})
+    const remove = (id: string) =>
+      way.send({
+        method: 'DELETE',
+        target: `/api/v1/users/org-1/${encodeURIComponent(id)}`,
+        headers: { authorization: `Bearer ${key}` },
+      })
+    const signIn = (token: string) =>
+      way.send({ method: 'GET', target: `/webview?orgId=org-1&token=${token}` })
 
     it('creates exactly one user for 100 identify calls at once with one new id', async () => {
       await way.reset()
@@ -184,7 +134,7 @@ export function describeConcurrency(name: string, start: () => Promise<Way>, run
             for (const userId of lives) {
               if (userId !== present[0]?.userId) expect(text).not.toContain(userId)
             }
-            if (start === dispatchWay) {
+            if (start === dispatchWayIn) {
               // dispatch queues calls in the order they are made: the answers are those of the
               // calls made one after another.
               let exists = initial !== undefined

@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { MockState } from '../../src/index.ts'
 import { expectDeleted, expectError, expectIdentified } from './expect-body.ts'
-import type { Target, TargetFactory, TargetOptions } from './target.ts'
+import type { StartWayIn, WayIn, WayInOptions } from './way-in.ts'
 
 const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/
 const identifyPath = '/api/v1/users/identify'
 
 /**
- * The API's behaviour, as its description and decisions.md state it, written once and run
- * against every way in (the MSW handlers, `api.fetch` and the standalone server), so they cannot drift apart.
+ * The API's behaviour, as its description and the README's "Behaviour where the API description
+ * is silent" state it, written once and run against every way in (the MSW handlers, `api.fetch`
+ * and the standalone server), so they cannot drift apart.
  */
-export function describeConformance(name: string, createTarget: TargetFactory) {
+export function describeConformance(name: string, start: StartWayIn) {
   describe(`${name}: conformance`, () => {
-    const t = useTarget(createTarget)
+    const t = useWayIn(start)
 
     const key = () => t().credentials[0]?.apiKeys[0] ?? ''
     const otherOrgKey = () => t().credentials[1]?.apiKeys[0] ?? ''
@@ -492,7 +493,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
   })
 
   describe(`${name}: strict user groups`, () => {
-    const t = useTarget(createTarget, { strictUserGroups: true })
+    const t = useWayIn(start, { strictUserGroups: true })
     const identify = (body: unknown) =>
       t().fetch(t().url(identifyPath), {
         method: 'POST',
@@ -526,7 +527,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
   })
 
   describe(`${name}: 403 for authentication failures`, () => {
-    const t = useTarget(createTarget, { authFailureStatus: 403 })
+    const t = useWayIn(start, { authFailureStatus: 403 })
 
     it('answers a missing or unknown key 403 Forbidden, without WWW-Authenticate', async () => {
       for (const headers of [{}, { authorization: 'Bearer unknown' }] as Record<string, string>[]) {
@@ -538,7 +539,7 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
   })
 
   describe(`${name}: organisations added to the seed`, () => {
-    const t = useTarget(createTarget, {
+    const t = useWayIn(start, {
       organisations: [
         { orgId: 'acme', apiKeys: ['acme-key'] },
         { orgId: 'empty', apiKeys: ['empty-key'], users: 0 },
@@ -559,10 +560,10 @@ export function describeConformance(name: string, createTarget: TargetFactory) {
   })
 }
 
-function useTarget(createTarget: TargetFactory, options?: TargetOptions): () => Target {
-  let target: Target | undefined
+function useWayIn(start: StartWayIn, options?: WayInOptions): () => WayIn {
+  let target: WayIn | undefined
   beforeAll(async () => {
-    target = await createTarget(options)
+    target = await start(options)
   })
   beforeEach(async () => {
     await target?.reset()
@@ -571,7 +572,7 @@ function useTarget(createTarget: TargetFactory, options?: TargetOptions): () => 
     await target?.close()
   })
   return () => {
-    if (!target) throw new Error('the target has not started')
+    if (!target) throw new Error('the way in has not started')
     return target
   }
 }

@@ -9,7 +9,6 @@ import {
   identifyValue,
   nonJsonBody,
   otherHeaders,
-  propertyParameters,
   prototypeNames,
 } from './arbitraries.ts'
 
@@ -148,20 +147,4 @@ export function identifyCalls(
     ),
     targets: () => fc.constant('/api/v1/users/identify'),
   }
-}
-
-/**
- * Runs `check` on every case `options` generate (those `keep` lets through), from the suite's
- * fixed seed, with `scale` times its runs.
- */
-export function assertApiCases(
-  options: CaseOptions,
-  check: (c: ApiCase) => Promise<void>,
-  { scale = 1, keep }: { scale?: number; keep?: (c: ApiCase) => boolean } = {},
-): Promise<void> {
-  const cases = apiCase(options)
-  return fc.assert(
-    fc.asyncProperty(keep ? cases.filter(keep) : cases, check),
-    propertyParameters(scale),
-  )
 }

@@ -5,7 +5,7 @@ import {
   verifyDeployment,
   verifyReportSchema,
 } from '../../src/server/verify/index.ts'
-import type { TargetFactory } from './target.ts'
+import type { StartWayIn } from './way-in.ts'
 
 /** The rows every run skips, because checking them would write other data. */
 export const alwaysSkipped = [
@@ -35,10 +35,10 @@ export const throwawayUsersIn = (state: MockState) =>
  * through both ways in: the mock must pass its own contract and its own decisions, write only
  * its throwaway user, and leave the state as it found it.
  */
-export function describeVerifyAgainst(name: string, createTarget: TargetFactory) {
+export function describeVerifyAgainst(name: string, start: StartWayIn) {
   describe(`verify against ${name}`, () => {
     const run = async (options: { groups?: string[]; strict?: boolean } = {}) => {
-      const target = await createTarget()
+      const target = await start()
       const [org] = target.credentials
       const before = await target.state()
       const report = await verifyDeployment({

@@ -1,0 +1,4 @@
+import { describeConformance } from '../support/conformance-suite.ts'
+import { apiFetchWayIn } from '../support/way-in.ts'
+
+describeConformance('api.fetch without msw', apiFetchWayIn)

@@ -1,0 +1,27 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file))
+}
+
+it('keeps src/ (but src/server), handlers/ and fixtures/ to web-standard APIs, for browser workers', () => {
+  const files = ['src', 'handlers', 'fixtures']
+    .flatMap(sourcesUnder)
+    .filter((file) => !relative('src/server', file).match(/^[^.]/))
+  expect(files.length).toBeGreaterThan(20)
+  const offenders = files.filter((file) => {
+    const text = readFileSync(join(root, file), 'utf8')
+    return (
+      /from ['"](node:|fs|path|http|crypto|buffer)['"/]|\bBuffer\b|\bprocess\./.test(text) ||
+      /from ['"]\.\.?\/(?:.*\/)?server\//.test(text)
+    )
+  })
+  expect(offenders).toEqual([])
+})

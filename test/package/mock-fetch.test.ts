@@ -1,0 +1,114 @@
+import { setupServer } from 'msw/node'
+import { describe, expect, it } from 'vitest'
+import { createMockApi } from '../../src/index.ts'
+import { maxBodyBytes } from '../../src/wire.ts'
+import { expectError, expectIdentified } from '../support/expect-body.ts'
+
+const organisations = [{ orgId: 'acme', apiKeys: ['test-key'] }]
+const headers = { authorization: 'Bearer test-key', 'content-type': 'application/json' }
+const identifyInit = (id: string): RequestInit => ({
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ id, orgId: 'acme' }),
+})
+
+describe('api.fetch', () => {
+  it('takes a string, a URL or a Request, on any origin, without msw listening', async () => {
+    const api = createMockApi({ organisations })
+    const path = '/api/v1/users/identify'
+    await expectIdentified(await api.fetch(`https://one.example${path}`, identifyInit('a')))
+    await expectIdentified(await api.fetch(new URL(`http://localhost:9${path}`), identifyInit('b')))
+    await expectIdentified(
+      await api.fetch(new Request(`https://two.example${path}`, identifyInit('c'))),
+    )
+    expect(api.calls().map((c) => c.request)).toEqual(
+      ['a', 'b', 'c'].map((id) => ({ id, orgId: 'acme' })),
+    )
+  })
+
+  it('answers the web view and 404 elsewhere, as the handlers do', async () => {
+    const api = createMockApi({ organisations })
+    expect((await api.fetch('https://x.example/webview?orgId=acme')).status).toBe(401)
+    await expectError(await api.fetch('https://x.example/api/v2/other'), 404, 'Not found')
+  })
+
+  it('rejects another origin than baseUrl with a TypeError, as a network error', async () => {
+    const api = createMockApi({ organisations, baseUrl: 'https://api.example.test/' })
+    await expectIdentified(
+      await api.fetch('https://api.example.test/api/v1/users/identify', identifyInit('pinned')),
+    )
+    for (const url of [
+      'https://other.example/api/v1/users/identify',
+      'https://api.example.test.evil/api/v1/users/identify',
+      'http://api.example.test/api/v1/users/identify',
+    ]) {
+      await expect(api.fetch(url, identifyInit('elsewhere'))).rejects.toThrow(TypeError)
+    }
+    expect(api.requests()).toHaveLength(1)
+  })
+
+  it('rejects a relative URL with a TypeError, as fetch does in Node', async () => {
+    const api = createMockApi({ organisations })
+    await expect(api.fetch('/api/v1/users/identify')).rejects.toThrow(TypeError)
+  })
+
+  it('rejects with the reason of an aborted signal, and changes nothing', async () => {
+    const api = createMockApi({ organisations })
+    const controller = new AbortController()
+    controller.abort(new Error('gave up'))
+    await expect(
+      api.fetch('https://x.example/api/v1/users/identify', {
+        ...identifyInit('aborted'),
+        signal: controller.signal,
+      }),
+    ).rejects.toThrow('gave up')
+    expect((await api.state()).users.some((u) => u.id === 'aborted')).toBe(false)
+  })
+
+  it('stops reading a streamed body past 1 MiB and answers 400', async () => {
+    const api = createMockApi({ organisations })
+    let pulled = 0
+    const chunk = new Uint8Array(64 * 1024).fill(0x20)
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled += chunk.byteLength
+        controller.enqueue(chunk)
+      },
+    })
+    const response = await api.fetch('https://x.example/api/v1/users/identify', {
+      method: 'POST',
+      headers,
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    await expectError(response, 400, 'Invalid request parameters')
+    expect(pulled).toBeLessThan(maxBodyBytes + 4 * chunk.byteLength)
+  })
+
+  it('is not intercepted by msw: a listening server with other handlers never sees it', async () => {
+    const api = createMockApi({ organisations })
+    const server = setupServer()
+    const seen: string[] = []
+    server.events.on('request:start', ({ request }) => void seen.push(request.url))
+    server.listen({ onUnhandledFrame: 'error' })
+    try {
+      await expectIdentified(
+        await api.fetch('https://x.example/api/v1/users/identify', identifyInit('direct')),
+      )
+    } finally {
+      server.close()
+    }
+    expect(seen).toEqual([])
+  })
+})
+
+describe('api.dispatch', () => {
+  it('takes a Fetch Request as well as a WireRequest', async () => {
+    const api = createMockApi({ organisations })
+    const request = new Request('https://x.example/api/v1/users/identify', identifyInit('req'))
+    const answer = await api.dispatch(request)
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.body)).toMatchObject({ token: expect.any(String) })
+    expect(api.calls()).toMatchObject([{ request: { id: 'req', orgId: 'acme' }, status: 200 }])
+  })
+})

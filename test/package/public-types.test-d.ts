@@ -1,0 +1,163 @@
+import type { HttpHandler } from 'msw'
+import { describe, expectTypeOf, it } from 'vitest'
+import type { z } from 'zod'
+import {
+  type Call,
+  createMockApi,
+  type DeleteUserResponse,
+  type ErrorResponse,
+  type IdentifyUserRequest,
+  type IdentifyUserResponse,
+  type JournalEntry,
+  type JsonValue,
+  type MockApiOptions,
+  type MockState,
+  type Operation,
+  type RaisedWebhookEvent,
+  type RedeemResult,
+  type UserProfile,
+  type UserProfileInput,
+  type userProfileSchema,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  type WebhookEventInput,
+  type WireRequest,
+} from '../../src/index.ts'
+import {
+  type VerifyError,
+  type VerifyOptions,
+  type VerifyReport,
+  verifyDeployment,
+} from '../../src/server/verify/index.ts'
+
+describe('createMockApi', () => {
+  it('takes optional options and returns handlers with the controls', () => {
+    expectTypeOf(createMockApi).parameter(0).toEqualTypeOf<MockApiOptions | undefined>()
+    const api = createMockApi()
+    expectTypeOf(api.handlers).toEqualTypeOf<HttpHandler[]>()
+    expectTypeOf(api.ready).toEqualTypeOf<Promise<void>>()
+    expectTypeOf(api.reset).toEqualTypeOf<() => Promise<void>>()
+    expectTypeOf(api.state).toEqualTypeOf<() => Promise<MockState>>()
+    expectTypeOf(api.requests).toEqualTypeOf<() => JournalEntry[]>()
+    expectTypeOf(api.redeemToken).toEqualTypeOf<
+      (orgId: string, token: string) => Promise<RedeemResult>
+    >()
+    expectTypeOf(api.failNext).parameter(0).toEqualTypeOf<Operation>()
+    expectTypeOf(api.failNext).parameter(1).toEqualTypeOf<{
+      status: number
+      count?: number | undefined
+      delayMs?: number | undefined
+    }>()
+    expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
+  })
+
+  it('gives a standard fetch, and calls typed by operation', () => {
+    const api = createMockApi()
+    expectTypeOf(api.fetch).toEqualTypeOf<
+      (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>
+    >()
+    expectTypeOf(api.fetch).toExtend<typeof fetch>()
+    expectTypeOf(api.dispatch).parameter(0).toEqualTypeOf<WireRequest | Request>()
+    expectTypeOf(api.calls('delete')).toEqualTypeOf<
+      {
+        operation: 'delete'
+        request: { orgId: string; id: string }
+        status: number
+        time: string
+      }[]
+    >()
+    expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()
+    expectTypeOf(api.calls()).toEqualTypeOf<Call[]>()
+  })
+
+  it('accepts the documented options', () => {
+    expectTypeOf<MockApiOptions>().toMatchTypeOf<{
+      seed?: number
+      organisations?: Array<{ orgId: string; apiKeys?: string[]; users?: number }>
+      baseUrl?: string
+      tokenTtlSeconds?: number
+      now?: () => Date
+      strictUserGroups?: boolean
+      authFailureStatus?: 401 | 403
+    }>()
+    // @ts-expect-error: 402 is not an authentication failure status
+    createMockApi({ authFailureStatus: 402 })
+  })
+})
+
+describe('schema types', () => {
+  it('follow the API description', () => {
+    expectTypeOf<IdentifyUserRequest>().toEqualTypeOf<{
+      id: string
+      orgId: string
+      data?: UserProfileInput | undefined
+    }>()
+    expectTypeOf<UserProfileInput['sex']>().toEqualTypeOf<'male' | 'female' | undefined>()
+    expectTypeOf<UserProfileInput['ageBracket']>().toEqualTypeOf<
+      '18-24' | '25-34' | '35-44' | '45-54' | '55-64' | '65+' | undefined
+    >()
+    expectTypeOf<UserProfile['registrationStatus']>().toEqualTypeOf<
+      'registered' | 'unregistered' | 'archived'
+    >()
+    expectTypeOf<UserProfile['lastActive']>().toEqualTypeOf<string | null | undefined>()
+    expectTypeOf<UserProfile['userGroups']>().toEqualTypeOf<string[]>()
+    expectTypeOf<IdentifyUserResponse>().toEqualTypeOf<{
+      id: string
+      data: UserProfile
+      token: string
+    }>()
+    expectTypeOf<DeleteUserResponse>().toEqualTypeOf<{ id: string; deleted: boolean }>()
+    expectTypeOf<ErrorResponse>().toEqualTypeOf<{ code: number; message: string }>()
+    expectTypeOf<z.infer<typeof userProfileSchema>>().toEqualTypeOf<UserProfile>()
+  })
+})
+
+describe('api.webhooks and api.events', () => {
+  it('are typed from their zod schemas, without any', () => {
+    const api = createMockApi()
+    expectTypeOf(api.webhooks.add).toEqualTypeOf<
+      (endpoint: WebhookEndpointInput) => WebhookEndpoint
+    >()
+    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<() => WebhookDelivery[]>()
+    expectTypeOf(api.webhooks.settled).toEqualTypeOf<() => Promise<void>>()
+    expectTypeOf(api.events.raise).toEqualTypeOf<
+      (input: WebhookEventInput) => Promise<RaisedWebhookEvent>
+    >()
+    expectTypeOf<WebhookEndpoint>().toEqualTypeOf<{
+      id: string
+      url: string
+      secret: string
+      events: string[] | null
+    }>()
+    expectTypeOf<WebhookDelivery['attempts'][number]>().toEqualTypeOf<{
+      at: string
+      status?: number | undefined
+      error?: string | undefined
+    }>()
+    expectTypeOf<RaisedWebhookEvent['api_version']>().toEqualTypeOf<'2022-11-15'>()
+    // A named event needs its user; any other type needs its data.
+    expectTypeOf<{ type: 'notifications.sent'; orgId: string }>().not.toExtend<WebhookEventInput>()
+    expectTypeOf<{
+      type: 'notifications.sent'
+      orgId: string
+      id: string
+    }>().toExtend<WebhookEventInput>()
+    expectTypeOf<{ type: 'user.registered'; data: { a: 1 } }>().toExtend<WebhookEventInput>()
+  })
+})
+
+describe('identify-api-mock/verify', () => {
+  it('takes the deployment and returns a report of typed rows', () => {
+    expectTypeOf(verifyDeployment).parameter(0).toEqualTypeOf<VerifyOptions>()
+    expectTypeOf(verifyDeployment).returns.toEqualTypeOf<Promise<VerifyReport>>()
+    expectTypeOf<VerifyReport['checks'][number]['kind']>().toEqualTypeOf<'contract' | 'decision'>()
+    expectTypeOf<VerifyReport['checks'][number]['verdict']>().toEqualTypeOf<
+      'same' | 'differs' | 'skipped'
+    >()
+    expectTypeOf<VerifyError['reason']>().toEqualTypeOf<
+      'invalid-options' | 'unreachable' | 'refused' | 'interrupted'
+    >()
+    expectTypeOf<VerifyOptions>().toHaveProperty('baseUrl').toEqualTypeOf<string>()
+  })
+})

@@ -1,0 +1,129 @@
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
+import { describe, expect, it } from 'vitest'
+import { buildDataset } from '../../fixtures/dataset.ts'
+import { createMockApi } from '../../src/index.ts'
+import { flatString } from '../../src/model/flat-string.ts'
+import type { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
+import {
+  apiKeyRecordSchema,
+  certificateRecordSchema,
+  learningPathRecordSchema,
+  learningProgressRecordSchema,
+  organisationRecordSchema,
+  userGroupRecordSchema,
+  userRecordSchema,
+} from '../../src/model/records.ts'
+import { formatTimestamp, timestampMs } from '../../src/rules/timestamps.ts'
+import { createTokenSource, generateSignInToken, hashSecret, hexOf } from '../../src/secrets.ts'
+import { formatDateTime } from '../../src/time.ts'
+import { dispatchJson } from '../support/way-in.ts'
+
+/** What the speed-ups of issue 6 replaced must still come out the same. */
+
+describe('tokens and hashes', () => {
+  it('hashes any secret to the hex of its SHA-256, as @noble/hashes spells it', () => {
+    const secrets = ['', 'a', 'sk_test_abc', 'é'.repeat(200), '\u{1F600}'.repeat(70), '\ud800x']
+    for (const secret of [...secrets, createTokenSource()()]) {
+      expect(hashSecret(secret)).toBe(bytesToHex(sha256(utf8ToBytes(secret))))
+    }
+  })
+
+  it('draws distinct 256-bit tokens as 64 lowercase hex characters', () => {
+    const next = createTokenSource()
+    const tokens = [...Array.from({ length: 600 }, next), generateSignInToken()]
+    for (const token of tokens) expect(token).toMatch(/^[0-9a-f]{64}$/)
+    expect(new Set(tokens).size).toBe(601)
+    expect(hexOf(new Uint8Array([0, 15, 16, 255]))).toBe('000f10ff')
+  })
+})
+
+describe('timestamps', () => {
+  it('formats and parses as formatDateTime and Date.parse do', () => {
+    const instants = [0, 1, 999, 1000, 1_755_184_354_999, 1_755_184_355_000, -1, 4_102_444_800_000]
+    for (let i = 0; i < 200; i++) instants.push(Math.floor(Math.random() * 4e12))
+    for (const ms of instants) {
+      const date = new Date(ms)
+      expect(formatTimestamp(date)).toBe(formatDateTime(date))
+      expect(timestampMs(formatDateTime(date))).toBe(Date.parse(formatDateTime(date)))
+    }
+    expect(flatString(`${'ab'.repeat(10)}${'cd'}`)).toBe(`${'ab'.repeat(10)}cd`)
+  })
+})
+
+describe('seeded data at scale', () => {
+  const options = { seed: 3, organisations: 0, extraOrganisations: [{ orgId: 'big', users: 2500 }] }
+
+  it('is the same for the same seed, other for another, and every record valid', () => {
+    const dataset = buildDataset(options)
+    expect(buildDataset(options)).toEqual(dataset)
+    expect(buildDataset({ ...options, seed: 4 }).state.users[1500]).not.toEqual(
+      dataset.state.users[1500],
+    )
+    const { state } = dataset
+    const schemas = [
+      [state.organisations, organisationRecordSchema],
+      [state.apiKeys, apiKeyRecordSchema],
+      [state.users, userRecordSchema],
+      [state.userGroups, userGroupRecordSchema],
+      [state.learningPaths, learningPathRecordSchema],
+      [state.learningProgress, learningProgressRecordSchema],
+      [state.certificates, certificateRecordSchema],
+    ] as const
+    for (const [records, schema] of schemas) {
+      for (const record of records) expect(schema.parse(record)).toEqual(record)
+    }
+    for (const defaults of [buildDataset(), buildDataset({ seed: 9, usersPerOrganisation: 40 })]) {
+      for (const user of defaults.state.users) expect(userRecordSchema.parse(user)).toEqual(user)
+    }
+  })
+
+  it('gives past the first 1,000 users numbered ids, unique, with every kind of user', () => {
+    const { users, learningProgress, certificates } = buildDataset(options).state
+    expect(users[999]?.id).toMatch(/^ext-big-[a-z0-9]{8}$/)
+    expect(users[1000]?.id).toBe('ext-big-000001000')
+    expect(users[2499]?.id).toBe('ext-big-000002499')
+    expect(new Set(users.map((u) => u.id)).size).toBe(2500)
+    expect(new Set(users.map((u) => u.userId)).size).toBe(2500)
+    for (const user of users.slice(1000)) {
+      expect(user.userId).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      )
+    }
+    const bulk = users.slice(1000)
+    expect(new Set(bulk.map((u) => u.registrationStatus))).toEqual(
+      new Set(['registered', 'unregistered', 'archived']),
+    )
+    const bulkIds = new Set(bulk.map((u) => u.userId))
+    expect(learningProgress.filter((p) => bulkIds.has(p.userId))).toHaveLength(750)
+    expect(certificates.filter((c) => bulkIds.has(c.userId))).toHaveLength(375)
+    expect(new Set(bulk.map((u) => u.firstName)).size).toBeGreaterThan(100)
+  })
+})
+
+describe('expired sign-in tokens', () => {
+  it('are swept from the front of the partitioned collection, however many there are', async () => {
+    let now = Date.UTC(2025, 0, 1)
+    const api = createMockApi({
+      seededOrganisations: 0,
+      organisations: [{ orgId: 'X', apiKeys: ['K'], users: 1 }],
+      tokenTtlSeconds: 10,
+      now: () => new Date(now),
+    })
+    const identify = (id: string) =>
+      dispatchJson(api, 'POST', '/api/v1/users/identify', { key: 'K', body: { id, orgId: 'X' } })
+    // One token per user: a user keeps 10 at most.
+    for (let i = 0; i < 2500; i++) await identify(`u-${i}`)
+    const tokens = api.db.signInTokens as PartitionedCollection<never>
+    expect(tokens.count()).toBe(2500)
+    expect(tokens.partitionCount).toBe(3)
+    now += 5_000
+    const fresh = await identify('u-0')
+    now += 6_000
+    await identify('u-1')
+    expect(tokens.count()).toBe(2)
+    expect(tokens.partitionCount).toBe(1)
+    const redeemed = await api.redeemToken('X', fresh.body.token)
+    expect(redeemed.ok).toBe(true)
+  })
+})

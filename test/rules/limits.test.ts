@@ -1,0 +1,236 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { buildDataset } from '../../fixtures/index.ts'
+import { type MockApiOptions, MockCore, type StateStore } from '../../src/index.ts'
+import { dispatchJson } from '../support/way-in.ts'
+
+/**
+ * The limits of a running mock (README, "Limits of a running mock" and "Identify"): every
+ * input and every stored collection has a bound, and a request refused by one changes nothing.
+ */
+
+const invalid = { code: 400, message: 'Invalid request parameters' }
+let clock = new Date('2026-01-01T12:00:00Z')
+const advance = (seconds: number) => {
+  clock = new Date(clock.getTime() + seconds * 1000)
+}
+afterEach(() => {
+  clock = new Date('2026-01-01T12:00:00Z')
+  vi.restoreAllMocks()
+})
+
+function mock(options: MockApiOptions = {}, store?: StateStore) {
+  return new MockCore(
+    {
+      seededOrganisations: 0,
+      organisations: [{ orgId: 'acme', apiKeys: ['acme-key'], users: 0 }],
+      now: () => clock,
+      ...options,
+    },
+    store,
+  )
+}
+
+function identify(core: MockCore, body: Record<string, unknown>) {
+  return dispatchJson(core, 'POST', '/api/v1/users/identify', {
+    key: 'acme-key',
+    body: { orgId: 'acme', ...body },
+  })
+}
+
+async function expectRefused(core: MockCore, body: Record<string, unknown>, expected = invalid) {
+  const before = await core.state()
+  const res = await identify(core, body)
+  expect({ status: res.status, body: res.body }).toEqual({ status: expected.code, body: expected })
+  expect(await core.state()).toEqual(before)
+}
+
+describe('identify ids', () => {
+  it('refuses an id or orgId that is empty, over 1,024 characters, or holds a lone surrogate', async () => {
+    const core = mock()
+    for (const id of ['', 'x'.repeat(1025), 'a\ud800b', '\udc00', `${'x'.repeat(17_000)}`]) {
+      await expectRefused(core, { id })
+    }
+    await expectRefused(core, { id: 'ok', orgId: 'acme\udfff' })
+  })
+
+  it('accepts 1,024 characters exactly, and astral characters whole', async () => {
+    const core = mock()
+    expect((await identify(core, { id: 'x'.repeat(1024) })).status).toBe(200)
+    const astral = '😀'.repeat(512)
+    expect((await identify(core, { id: astral })).status).toBe(200)
+    const res = await dispatchJson(
+      core,
+      'DELETE',
+      `/api/v1/users/acme/${encodeURIComponent(astral)}`,
+      { key: 'acme-key' },
+    )
+    expect(res.body).toEqual({ id: astral, deleted: true })
+  })
+})
+
+describe('identify data', () => {
+  it('refuses a text field over 1,024 characters, and accepts 1,024', async () => {
+    const core = mock()
+    for (const field of ['firstName', 'lastName', 'country', 'region']) {
+      await expectRefused(core, { id: 'u', data: { [field]: 'x'.repeat(1025) } })
+      expect((await identify(core, { id: 'u', data: { [field]: 'x'.repeat(1024) } })).status).toBe(
+        200,
+      )
+    }
+  })
+
+  it('refuses more than 1,000 userGroups, and a group id empty or over 256 characters', async () => {
+    const core = mock()
+    const groups = (n: number) => Array.from({ length: n }, (_, i) => `g-${i}`)
+    await expectRefused(core, { id: 'u', data: { userGroups: groups(1001) } })
+    await expectRefused(core, { id: 'u', data: { userGroups: [''] } })
+    await expectRefused(core, { id: 'u', data: { userGroups: ['x'.repeat(257)] } })
+    const ok = await identify(core, {
+      id: 'u',
+      data: { userGroups: [...groups(999), 'x'.repeat(256)] },
+    })
+    expect(ok.status).toBe(200)
+    expect(ok.body.data.userGroups).toHaveLength(1000)
+  })
+
+  it('refuses the group bomb of the review (110,000 userGroups) and keeps nothing of it', async () => {
+    const core = mock()
+    // Short names, so that the body stays under the 1 MiB limit (920 KB in the review).
+    const bomb = Array.from({ length: 110_000 }, (_, i) => `g${i.toString(36)}`)
+    const body = { id: 'bomb', data: { userGroups: bomb } }
+    expect(JSON.stringify(body).length).toBeLessThan(1024 * 1024)
+    await expectRefused(core, body)
+  })
+})
+
+describe('maxUserGroupsPerOrganisation', () => {
+  it('answers 400 to an identify that would create more, and changes nothing', async () => {
+    // acme is seeded with three groups (grp-1 to grp-3).
+    const core = mock({ maxUserGroupsPerOrganisation: 8 })
+    const ok = await identify(core, { id: 'a', data: { userGroups: ['g1', 'g2', 'g3'] } })
+    expect(ok.status).toBe(200)
+    await expectRefused(core, { id: 'b', data: { userGroups: ['g1', 'g4', 'g5', 'g6'] } })
+    // Groups that exist count once: naming them again creates nothing.
+    const again = await identify(core, { id: 'b', data: { userGroups: ['g1', 'g4', 'g5'] } })
+    expect(again.status).toBe(200)
+    expect((await core.state()).userGroups).toHaveLength(8)
+  })
+})
+
+describe('maxUsers', () => {
+  it('answers 500 to an identify that would create one more, says so on stderr, and changes nothing', async () => {
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const core = mock({ maxUsers: 3 })
+    for (const id of ['a', 'b', 'c']) expect((await identify(core, { id })).status).toBe(200)
+    await expectRefused(core, { id: 'd' }, { code: 500, message: 'Internal server error' })
+    expect(errors.mock.calls).toEqual([
+      [expect.stringMatching(/holds 3 users, its limit .*maxUsers.*--max-users/)],
+    ])
+    // An existing user is still identified; a deleted one makes room.
+    expect((await identify(core, { id: 'a', data: { firstName: 'Ada' } })).status).toBe(200)
+    await dispatchJson(core, 'DELETE', '/api/v1/users/acme/b', { key: 'acme-key' })
+    expect((await identify(core, { id: 'd' })).status).toBe(200)
+  })
+})
+
+describe('maxTokensPerUser', () => {
+  it("drops the user's oldest token, redeemed or not, when one more is issued", async () => {
+    const core = mock({ maxTokensPerUser: 3 })
+    const tokens: string[] = []
+    for (let i = 0; i < 3; i++) tokens.push((await identify(core, { id: 'u' })).body.token)
+    expect((await core.redeemToken('acme', tokens[0] as string)).ok).toBe(true)
+    tokens.push((await identify(core, { id: 'u' })).body.token)
+    tokens.push((await identify(core, { id: 'u' })).body.token)
+    expect((await core.state()).signInTokens).toHaveLength(3)
+    for (const dropped of tokens.slice(0, 2)) {
+      expect(await core.redeemToken('acme', dropped)).toEqual({ ok: false, reason: 'unknown' })
+    }
+    for (const kept of tokens.slice(2)) expect((await core.redeemToken('acme', kept)).ok).toBe(true)
+  })
+
+  it('keeps 10 by default, whatever the load on one user', async () => {
+    const core = mock()
+    for (let i = 0; i < 50; i++) await identify(core, { id: 'busy' })
+    expect((await core.state()).signInTokens).toHaveLength(10)
+  })
+})
+
+describe('the token sweep', () => {
+  it('drops expired tokens in expiry order, past one that lives longer (a clock stepped back)', async () => {
+    const core = mock({ tokenTtlSeconds: 300 })
+    await identify(core, { id: 'long' }) // expires at 12:05
+    advance(-1000)
+    await identify(core, { id: 'short' }) // issued at 11:43:20, expires at 11:48:20
+    advance(400) // 11:50: the second has expired, the first (issued before it) has not
+    await identify(core, { id: 'other' })
+    const users = new Map((await core.state()).users.map((u) => [u.userId, u.id]))
+    const holders = (await core.state()).signInTokens.map((t) => users.get(t.userId))
+    expect(holders.sort()).toEqual(['long', 'other'])
+  })
+})
+
+describe('web-view sessions', () => {
+  const openWebView = (core: MockCore, query: string, cookie?: string) =>
+    core.dispatch({
+      method: 'GET',
+      target: `/webview?orgId=acme${query}`,
+      headers: new Headers(cookie ? { cookie } : {}),
+      body: null,
+    })
+  /** Signs a new learner in: the `Set-Cookie` header of the answer. */
+  async function signIn(core: MockCore): Promise<string> {
+    const { token } = (await identify(core, { id: 'learner' })).body
+    const res = await openWebView(core, `&token=${token}`)
+    expect(res.status).toBe(200)
+    return res.headers['set-cookie'] ?? ''
+  }
+  const reload = (core: MockCore, setCookie: string) =>
+    openWebView(core, '', setCookie.split(';')[0])
+
+  it('last sessionTtlSeconds, which the cookie carries as Max-Age, and are swept after', async () => {
+    const core = mock({ sessionTtlSeconds: 60 })
+    const cookie = await signIn(core)
+    advance(59)
+    expect((await reload(core, cookie)).status).toBe(200)
+    advance(1)
+    expect((await reload(core, cookie)).status).toBe(401)
+    expect((await core.state()).webViewSessions).toHaveLength(1)
+    await identify(core, { id: 'someone' })
+    expect((await core.state()).webViewSessions).toEqual([])
+  })
+
+  it('sets the cookie Max-Age to an hour by default', async () => {
+    expect(await signIn(mock())).toMatch(/; Max-Age=3600;/)
+  })
+
+  it('sweeps the expired sessions a store (a state file) brings from before', async () => {
+    const { state, credentials } = buildDataset({
+      organisations: 0,
+      extraOrganisations: [{ orgId: 'acme', apiKeys: ['acme-key'], users: 1 }],
+    })
+    const userId = state.users[0]?.userId as string
+    const session = (hash: string, createdAt: string) => ({
+      sessionHash: hash,
+      userId,
+      orgId: 'acme',
+      createdAt,
+    })
+    state.webViewSessions.push(
+      session('a'.repeat(64), '2025-06-01T00:00:00+00:00'),
+      session('b'.repeat(64), '2026-01-01T11:30:00+00:00'),
+    )
+    const store: StateStore = { open: () => ({ state, credentials }), commit() {}, replace() {} }
+    const core = mock({}, store)
+    await identify(core, { id: 'next' })
+    expect((await core.state()).webViewSessions.map((s) => s.sessionHash)).toEqual(['b'.repeat(64)])
+  })
+})
+
+describe('secrets at rest', () => {
+  it('keeps no part of an API key in clear', async () => {
+    const core = mock({ organisations: [{ orgId: 'acme', apiKeys: ['abcd'], users: 0 }] })
+    const { apiKeys } = await core.state()
+    expect(apiKeys.map((k) => Object.keys(k).sort())).toEqual([['keyHash', 'orgId']])
+    expect(JSON.stringify(apiKeys)).not.toContain('abcd')
+  })
+})
