@@ -1,18 +1,17 @@
 import { z } from 'zod'
+import {
+  ageBracketSchema,
+  optionalNullableFields,
+  profileFieldsSchema,
+  sexSchema,
+  textFieldsAtMost,
+} from './profile-fields.ts'
 
-/**
- * The schemas of the Identify and Delete User API, as its description states them. They are the
- * single source of the public types, of the mock's input validation and of the OpenAPI document.
- * Every object is closed (`additionalProperties: false`).
- *
- * @example
- * import { identifyUserResponseSchema } from 'identify-api-mock'
- * const body = identifyUserResponseSchema.parse(await response.json())
- */
-export const sexSchema = z.enum(['male', 'female'])
+// The schemas of the Identify and Delete User API, as its description states them. They are the
+// single source of the public types, of the mock's input validation and of the OpenAPI document.
+// Every object is closed (`additionalProperties: false`).
 
-/** @example ageBracketSchema.parse('25-34') */
-export const ageBracketSchema = z.enum(['18-24', '25-34', '35-44', '45-54', '55-64', '65+'])
+export { ageBracketSchema, sexSchema }
 
 /** @example registrationStatusSchema.parse('archived') */
 export const registrationStatusSchema = z.enum(['registered', 'unregistered', 'archived'])
@@ -39,9 +38,6 @@ const requestLimits = {
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** A text field of `data`: at most {@link requestLimits}`.textLength` characters. */
-const profileText = z.string().max(requestLimits.textLength)
-
 /**
  * An `id` or `orgId`: non-empty, at most {@link requestLimits}`.idLength` characters, and
  * well-formed Unicode (no lone surrogate), so that `DELETE` can address it in its path.
@@ -60,18 +56,14 @@ const idSchema = z
  * @example
  * userProfileInputSchema.parse({ firstName: 'Ada', ageBracket: '35-44', userGroups: ['grp-1'] })
  */
-export const userProfileInputSchema = z.strictObject({
-  firstName: profileText.optional(),
-  lastName: profileText.optional(),
-  country: profileText.optional(),
-  region: profileText.optional(),
-  sex: sexSchema.optional(),
-  ageBracket: ageBracketSchema.optional(),
-  userGroups: z
-    .array(z.string().min(1).max(requestLimits.groupIdLength))
-    .max(requestLimits.userGroups)
-    .optional(),
-})
+export const userProfileInputSchema = z
+  .strictObject({
+    ...textFieldsAtMost(profileFieldsSchema.shape, requestLimits.textLength),
+    userGroups: z
+      .array(z.string().min(1).max(requestLimits.groupIdLength))
+      .max(requestLimits.userGroups),
+  })
+  .partial()
 
 /**
  * The body of `POST /api/v1/users/identify`. `id` and `orgId` must be non-empty, at most 1,024
@@ -97,20 +89,21 @@ export const identifyUserRequestSchema = z.strictObject({
 export const userProfileSchema = z.strictObject({
   userId: z.string(),
   registrationStatus: registrationStatusSchema,
-  lastActive: dateTimeSchema.nullable().optional(),
-  registeredAt: dateTimeSchema.nullable().optional(),
-  firstName: z.string().nullable().optional(),
-  lastName: z.string().nullable().optional(),
-  country: z.string().nullable().optional(),
-  region: z.string().nullable().optional(),
-  sex: sexSchema.nullable().optional(),
-  ageBracket: z.string().nullable().optional(),
+  ...optionalNullableFields({
+    lastActive: dateTimeSchema,
+    registeredAt: dateTimeSchema,
+    ...profileFieldsSchema.shape,
+    // The API describes `ageBracket` in its answers as a plain string.
+    ageBracket: z.string(),
+  }),
   userGroups: z.array(z.string()),
-  learningPathId: z.string().nullable().optional(),
-  learningPathName: z.string().nullable().optional(),
-  learningPathStartDate: dateSchema.nullable().optional(),
-  learningPathDueDate: dateSchema.nullable().optional(),
-  learningPathCompletedAt: dateTimeSchema.nullable().optional(),
+  ...optionalNullableFields({
+    learningPathId: z.string(),
+    learningPathName: z.string(),
+    learningPathStartDate: dateSchema,
+    learningPathDueDate: dateSchema,
+    learningPathCompletedAt: dateTimeSchema,
+  }),
 })
 
 /**
