@@ -19,6 +19,7 @@ import { describeIssues } from '../errors.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
+import { profileFieldNames } from '../profile-fields.ts'
 import { errorCode, FileLock, FileLockedError, unlinkQuietly } from './file-lock.ts'
 
 /** The natural key of `record` in collection `name`; `undefined` when a key field is not text. */
@@ -393,6 +394,7 @@ function parse(path: string, bytes: Buffer) {
     collectionNames.map((name) => [name, [...(maps.get(name)?.values() ?? [])]]),
   )
   const droppedHints = dropKeyHints(records.apiKeys as object[])
+  addMissingProfileFields(records.users as object[])
   const parsed = mockStateSchema.safeParse(records)
   if (!parsed.success) {
     const [issue] = parsed.error.issues
@@ -423,6 +425,18 @@ function dropKeyHints(apiKeys: object[]): boolean {
     }
   }
   return found
+}
+
+/**
+ * Gives each user a profile field its file does not hold, as `null`: a file written before a field
+ * was added to the profile (`src/profile-fields.ts`) still loads.
+ */
+function addMissingProfileFields(users: object[]): void {
+  for (const user of users) {
+    for (const field of profileFieldNames) {
+      if (!Object.hasOwn(user, field)) Object.assign(user, { [field]: null })
+    }
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
