@@ -2,9 +2,11 @@ import { z } from 'zod'
 
 /** @example sexSchema.parse('female') */
 export const sexSchema = z.enum(['male', 'female'])
+export type Sex = z.infer<typeof sexSchema>
 
 /** @example ageBracketSchema.parse('25-34') */
 export const ageBracketSchema = z.enum(['18-24', '25-34', '35-44', '45-54', '55-64', '65+'])
+export type AgeBracket = z.infer<typeof ageBracketSchema>
 
 /**
  * The profile fields that identify's `data` sets, each with the type of its value: the one place

@@ -1,20 +1,15 @@
 import { z } from 'zod'
-import {
-  ageBracketSchema,
-  optionalNullableFields,
-  profileFieldsSchema,
-  sexSchema,
-  textFieldsAtMost,
-} from './profile-fields.ts'
+import { optionalNullableFields, profileFieldsSchema, textFieldsAtMost } from './profile-fields.ts'
 
 // The schemas of the Identify and Delete User API, as its description states them. They are the
 // single source of the public types, of the mock's input validation and of the OpenAPI document.
 // Every object is closed (`additionalProperties: false`).
 
-export { ageBracketSchema, sexSchema }
+export { type AgeBracket, ageBracketSchema, type Sex, sexSchema } from './profile-fields.ts'
 
 /** @example registrationStatusSchema.parse('archived') */
 export const registrationStatusSchema = z.enum(['registered', 'unregistered', 'archived'])
+export type RegistrationStatus = z.infer<typeof registrationStatusSchema>
 
 /** ISO 8601 timestamp with an offset, e.g. `2025-08-14T15:12:34+00:00`. */
 export const dateTimeSchema = z.iso.datetime({ offset: true })
@@ -64,6 +59,7 @@ export const userProfileInputSchema = z
       .max(requestLimits.userGroups),
   })
   .partial()
+export type UserProfileInput = z.infer<typeof userProfileInputSchema>
 
 /**
  * The body of `POST /api/v1/users/identify`. `id` and `orgId` must be non-empty, at most 1,024
@@ -77,6 +73,7 @@ export const identifyUserRequestSchema = z.strictObject({
   orgId: idSchema,
   data: userProfileInputSchema.optional(),
 })
+export type IdentifyUserRequest = z.infer<typeof identifyUserRequestSchema>
 
 /**
  * The user's stored profile, as identify returns it. As in the API description, every field but
@@ -105,6 +102,7 @@ export const userProfileSchema = z.strictObject({
     learningPathCompletedAt: dateTimeSchema,
   }),
 })
+export type UserProfile = z.infer<typeof userProfileSchema>
 
 /**
  * The 200 body of identify.
@@ -117,6 +115,7 @@ export const identifyUserResponseSchema = z.strictObject({
   data: userProfileSchema,
   token: z.string(),
 })
+export type IdentifyUserResponse = z.infer<typeof identifyUserResponseSchema>
 
 /**
  * The 200 body of `DELETE /api/v1/users/{orgId}/{id}`.
@@ -127,6 +126,7 @@ export const deleteUserResponseSchema = z.strictObject({
   id: z.string(),
   deleted: z.boolean(),
 })
+export type DeleteUserResponse = z.infer<typeof deleteUserResponseSchema>
 
 /**
  * Every error body: `code` equals the HTTP status.
@@ -137,15 +137,6 @@ export const errorResponseSchema = z.strictObject({
   code: z.int(),
   message: z.string(),
 })
-
-export type Sex = z.infer<typeof sexSchema>
-export type AgeBracket = z.infer<typeof ageBracketSchema>
-export type RegistrationStatus = z.infer<typeof registrationStatusSchema>
-export type UserProfileInput = z.infer<typeof userProfileInputSchema>
-export type IdentifyUserRequest = z.infer<typeof identifyUserRequestSchema>
-export type UserProfile = z.infer<typeof userProfileSchema>
-export type IdentifyUserResponse = z.infer<typeof identifyUserResponseSchema>
-export type DeleteUserResponse = z.infer<typeof deleteUserResponseSchema>
 export type ErrorResponse = z.infer<typeof errorResponseSchema>
 
 export * from './webhooks/schemas.ts'
