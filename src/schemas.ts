@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { optionalNullableFields, profileFieldsSchema, textFieldsAtMost } from './profile-fields.ts'
+import { profileFieldsSchema } from './profile-fields.ts'
+import { optionalNullableFields, textFieldsAtMost } from './shape-views.ts'
 
 // The schemas of the Identify and Delete User API, as its description states them. They are the
 // single source of the public types, of the mock's input validation and of the OpenAPI document.

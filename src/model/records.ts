@@ -1,6 +1,7 @@
 import { z } from 'zod'
-import { nullableFields, profileFieldsSchema } from '../profile-fields.ts'
+import { profileFieldsSchema } from '../profile-fields.ts'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../schemas.ts'
+import { nullableFields } from '../shape-views.ts'
 
 /** An organisation: the tenant that API keys and users belong to. */
 export const organisationRecordSchema = z.strictObject({
