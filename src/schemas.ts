@@ -1,21 +1,16 @@
 import { z } from 'zod'
+import { profileFieldsSchema } from './profile-fields.ts'
+import { optionalNullableFields, textFieldsAtMost } from './shape-views.ts'
 
-/**
- * The schemas of the Identify and Delete User API, as its description states them. They are the
- * single source of the public types, of the mock's input validation and of the OpenAPI document.
- * Every object is closed (`additionalProperties: false`).
- *
- * @example
- * import { identifyUserResponseSchema } from 'identify-api-mock'
- * const body = identifyUserResponseSchema.parse(await response.json())
- */
-export const sexSchema = z.enum(['male', 'female'])
+// The schemas of the Identify and Delete User API, as its description states them. They are the
+// single source of the public types, of the mock's input validation and of the OpenAPI document.
+// Every object is closed (`additionalProperties: false`).
 
-/** @example ageBracketSchema.parse('25-34') */
-export const ageBracketSchema = z.enum(['18-24', '25-34', '35-44', '45-54', '55-64', '65+'])
+export { type AgeBracket, ageBracketSchema, type Sex, sexSchema } from './profile-fields.ts'
 
 /** @example registrationStatusSchema.parse('archived') */
 export const registrationStatusSchema = z.enum(['registered', 'unregistered', 'archived'])
+export type RegistrationStatus = z.infer<typeof registrationStatusSchema>
 
 /** ISO 8601 timestamp with an offset, e.g. `2025-08-14T15:12:34+00:00`. */
 export const dateTimeSchema = z.iso.datetime({ offset: true })
@@ -39,9 +34,6 @@ const requestLimits = {
 /** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-/** A text field of `data`: at most {@link requestLimits}`.textLength` characters. */
-const profileText = z.string().max(requestLimits.textLength)
-
 /**
  * An `id` or `orgId`: non-empty, at most {@link requestLimits}`.idLength` characters, and
  * well-formed Unicode (no lone surrogate), so that `DELETE` can address it in its path.
@@ -60,18 +52,15 @@ const idSchema = z
  * @example
  * userProfileInputSchema.parse({ firstName: 'Ada', ageBracket: '35-44', userGroups: ['grp-1'] })
  */
-export const userProfileInputSchema = z.strictObject({
-  firstName: profileText.optional(),
-  lastName: profileText.optional(),
-  country: profileText.optional(),
-  region: profileText.optional(),
-  sex: sexSchema.optional(),
-  ageBracket: ageBracketSchema.optional(),
-  userGroups: z
-    .array(z.string().min(1).max(requestLimits.groupIdLength))
-    .max(requestLimits.userGroups)
-    .optional(),
-})
+export const userProfileInputSchema = z
+  .strictObject({
+    ...textFieldsAtMost(profileFieldsSchema.shape, requestLimits.textLength),
+    userGroups: z
+      .array(z.string().min(1).max(requestLimits.groupIdLength))
+      .max(requestLimits.userGroups),
+  })
+  .partial()
+export type UserProfileInput = z.infer<typeof userProfileInputSchema>
 
 /**
  * The body of `POST /api/v1/users/identify`. `id` and `orgId` must be non-empty, at most 1,024
@@ -85,6 +74,7 @@ export const identifyUserRequestSchema = z.strictObject({
   orgId: idSchema,
   data: userProfileInputSchema.optional(),
 })
+export type IdentifyUserRequest = z.infer<typeof identifyUserRequestSchema>
 
 /**
  * The user's stored profile, as identify returns it. As in the API description, every field but
@@ -97,21 +87,23 @@ export const identifyUserRequestSchema = z.strictObject({
 export const userProfileSchema = z.strictObject({
   userId: z.string(),
   registrationStatus: registrationStatusSchema,
-  lastActive: dateTimeSchema.nullable().optional(),
-  registeredAt: dateTimeSchema.nullable().optional(),
-  firstName: z.string().nullable().optional(),
-  lastName: z.string().nullable().optional(),
-  country: z.string().nullable().optional(),
-  region: z.string().nullable().optional(),
-  sex: sexSchema.nullable().optional(),
-  ageBracket: z.string().nullable().optional(),
+  ...optionalNullableFields({
+    lastActive: dateTimeSchema,
+    registeredAt: dateTimeSchema,
+    ...profileFieldsSchema.shape,
+    // The API describes `ageBracket` in its answers as a plain string.
+    ageBracket: z.string(),
+  }),
   userGroups: z.array(z.string()),
-  learningPathId: z.string().nullable().optional(),
-  learningPathName: z.string().nullable().optional(),
-  learningPathStartDate: dateSchema.nullable().optional(),
-  learningPathDueDate: dateSchema.nullable().optional(),
-  learningPathCompletedAt: dateTimeSchema.nullable().optional(),
+  ...optionalNullableFields({
+    learningPathId: z.string(),
+    learningPathName: z.string(),
+    learningPathStartDate: dateSchema,
+    learningPathDueDate: dateSchema,
+    learningPathCompletedAt: dateTimeSchema,
+  }),
 })
+export type UserProfile = z.infer<typeof userProfileSchema>
 
 /**
  * The 200 body of identify.
@@ -124,6 +116,7 @@ export const identifyUserResponseSchema = z.strictObject({
   data: userProfileSchema,
   token: z.string(),
 })
+export type IdentifyUserResponse = z.infer<typeof identifyUserResponseSchema>
 
 /**
  * The 200 body of `DELETE /api/v1/users/{orgId}/{id}`.
@@ -134,6 +127,7 @@ export const deleteUserResponseSchema = z.strictObject({
   id: z.string(),
   deleted: z.boolean(),
 })
+export type DeleteUserResponse = z.infer<typeof deleteUserResponseSchema>
 
 /**
  * Every error body: `code` equals the HTTP status.
@@ -144,15 +138,6 @@ export const errorResponseSchema = z.strictObject({
   code: z.int(),
   message: z.string(),
 })
-
-export type Sex = z.infer<typeof sexSchema>
-export type AgeBracket = z.infer<typeof ageBracketSchema>
-export type RegistrationStatus = z.infer<typeof registrationStatusSchema>
-export type UserProfileInput = z.infer<typeof userProfileInputSchema>
-export type IdentifyUserRequest = z.infer<typeof identifyUserRequestSchema>
-export type UserProfile = z.infer<typeof userProfileSchema>
-export type IdentifyUserResponse = z.infer<typeof identifyUserResponseSchema>
-export type DeleteUserResponse = z.infer<typeof deleteUserResponseSchema>
 export type ErrorResponse = z.infer<typeof errorResponseSchema>
 
 export * from './webhooks/schemas.ts'

@@ -1,17 +1,15 @@
 import { z } from 'zod'
-import { GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
-import { PartitionedCollection } from './partitioned-collection.ts'
 import {
-  apiKeyRecordSchema,
-  certificateRecordSchema,
-  learningPathRecordSchema,
-  learningProgressRecordSchema,
-  organisationRecordSchema,
-  signInTokenRecordSchema,
-  userGroupRecordSchema,
-  userRecordSchema,
-  webViewSessionRecordSchema,
-} from './records.ts'
+  type CollectionName,
+  collectionNames,
+  collectionTable,
+  forEachCollection,
+  type RecordSchemaOf,
+  type UserCollectionName,
+  userCollectionNames,
+} from './collections.ts'
+import { GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
+import { PartitionedCollection, type StoredOf } from './partitioned-collection.ts'
 import { TimeOrder } from './time-order.ts'
 
 /**
@@ -22,54 +20,34 @@ import { TimeOrder } from './time-order.ts'
  * @example
  * const archived = api.db.users.findMany((q) => q.where({ registrationStatus: 'archived' }))
  */
-export function createCollections() {
-  return {
-    organisations: new PartitionedCollection({ schema: organisationRecordSchema }),
-    apiKeys: new PartitionedCollection({ schema: apiKeyRecordSchema }),
-    users: new PartitionedCollection({ schema: userRecordSchema }),
-    userGroups: new PartitionedCollection({ schema: userGroupRecordSchema }),
-    learningPaths: new PartitionedCollection({ schema: learningPathRecordSchema }),
-    learningProgress: new PartitionedCollection({ schema: learningProgressRecordSchema }),
-    certificates: new PartitionedCollection({ schema: certificateRecordSchema }),
-    signInTokens: new PartitionedCollection({ schema: signInTokenRecordSchema }),
-    webViewSessions: new PartitionedCollection({ schema: webViewSessionRecordSchema }),
-  }
+export function createCollections(): Collections {
+  return forEachCollection<Collections>(
+    (name) => new PartitionedCollection({ schema: collectionTable[name].schema }),
+  )
 }
 
-export type Collections = ReturnType<typeof createCollections>
+/** One partitioned `@msw/data` collection for each collection of {@link collectionTable}. */
+export type Collections = { [C in CollectionName]: PartitionedCollection<RecordSchemaOf<C>> }
 
 /** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
-export const mockStateSchema = z.strictObject({
-  organisations: z.array(organisationRecordSchema),
-  apiKeys: z.array(apiKeyRecordSchema),
-  users: z.array(userRecordSchema),
-  userGroups: z.array(userGroupRecordSchema),
-  learningPaths: z.array(learningPathRecordSchema),
-  learningProgress: z.array(learningProgressRecordSchema),
-  certificates: z.array(certificateRecordSchema),
-  signInTokens: z.array(signInTokenRecordSchema),
-  webViewSessions: z.array(webViewSessionRecordSchema),
-})
+export const mockStateSchema = z.strictObject(
+  forEachCollection<{ [C in CollectionName]: z.ZodArray<RecordSchemaOf<C>> }>((name) =>
+    z.array(collectionTable[name].schema),
+  ),
+)
 
 /** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
 export type MockState = z.output<typeof mockStateSchema>
+
+/** A state without a record: every collection empty. */
+export function emptyState(): MockState {
+  return forEachCollection<MockState>(() => [])
+}
 
 /** One change to the records: a record written (created or changed in place) or removed. */
 export type StateChange = {
   [C in keyof MockState]: { collection: C; op: 'put' | 'delete'; record: MockState[C][number] }
 }[keyof MockState]
-
-const collectionNames = [
-  'organisations',
-  'apiKeys',
-  'userGroups',
-  'learningPaths',
-  'users',
-  'learningProgress',
-  'certificates',
-  'signInTokens',
-  'webViewSessions',
-] as const satisfies ReadonlyArray<keyof MockState & keyof Collections>
 
 /**
  * The collections with the indexes the rules look records up by, so that no lookup by
@@ -104,6 +82,19 @@ export class Database {
   readonly webViewSessionsByStart = new TimeOrder(this.collections.webViewSessions, (r) =>
     Date.parse(r.createdAt),
   )
+  /**
+   * The records of a user, by its `userId`, in each collection whose records belong to one: what
+   * {@link removeRecordsOf} removes.
+   */
+  readonly #byUser: {
+    [C in UserCollectionName]: (userId: string) => StoredOf<RecordSchemaOf<C>>[]
+  } = {
+    learningProgress: (userId) =>
+      [this.learningProgress.get(userId)].filter((r) => r !== undefined),
+    certificates: (userId) => this.certificates.get(userId),
+    signInTokens: (userId) => this.signInTokensByUserId.get(userId),
+    webViewSessions: (userId) => this.webViewSessionsByUserId.get(userId),
+  }
   /** The changes not yet taken, while {@link trackChanges} is on. */
   #changes: StateChange[] | undefined
 
@@ -155,17 +146,17 @@ export class Database {
 
   /** Every record, one array per collection: the stored objects themselves, not copies. */
   records(): MockState {
-    const c = this.collections
-    return {
-      organisations: c.organisations.all(),
-      apiKeys: c.apiKeys.all(),
-      users: c.users.all(),
-      userGroups: c.userGroups.all(),
-      learningPaths: c.learningPaths.all(),
-      learningProgress: c.learningProgress.all(),
-      certificates: c.certificates.all(),
-      signInTokens: c.signInTokens.all(),
-      webViewSessions: c.webViewSessions.all(),
+    return forEachCollection<MockState>((name) => this.collections[name].all())
+  }
+
+  /**
+   * Removes every record that belongs to user `userId` (the collections the table marks `ofUser`):
+   * what a delete removes with the user.
+   */
+  removeRecordsOf(userId: string): void {
+    for (const name of userCollectionNames) {
+      const collection = this.collections[name] as PartitionedCollection<never>
+      for (const record of this.#byUser[name](userId)) collection.delete(record as never)
     }
   }
 

@@ -1,11 +1,7 @@
 import { z } from 'zod'
-import {
-  ageBracketSchema,
-  dateSchema,
-  dateTimeSchema,
-  registrationStatusSchema,
-  sexSchema,
-} from '../schemas.ts'
+import { profileFieldsSchema } from '../profile-fields.ts'
+import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../schemas.ts'
+import { nullableFields } from '../shape-views.ts'
 
 /** An organisation: the tenant that API keys and users belong to. */
 export const organisationRecordSchema = z.strictObject({
@@ -27,12 +23,7 @@ export const userRecordSchema = z.strictObject({
   registrationStatus: registrationStatusSchema,
   registeredAt: dateTimeSchema.nullable(),
   lastActive: dateTimeSchema.nullable(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  country: z.string().nullable(),
-  region: z.string().nullable(),
-  sex: sexSchema.nullable(),
-  ageBracket: ageBracketSchema.nullable(),
+  ...nullableFields(profileFieldsSchema.shape),
   userGroups: z.array(z.string()),
 })
 

@@ -21,17 +21,7 @@ export function deleteUser(
   const user = db.users.get(orgKey(target.orgId, target.id))
   if (!user) throw new ApiError('userNotFound')
 
-  for (const token of db.signInTokensByUserId.get(user.userId)) {
-    db.collections.signInTokens.delete(token)
-  }
-  for (const session of db.webViewSessionsByUserId.get(user.userId)) {
-    db.collections.webViewSessions.delete(session)
-  }
-  for (const certificate of db.certificates.get(user.userId)) {
-    db.collections.certificates.delete(certificate)
-  }
-  const progress = db.learningProgress.get(user.userId)
-  if (progress) db.collections.learningProgress.delete(progress)
+  db.removeRecordsOf(user.userId)
   db.collections.users.delete(user)
   return { id: target.id, deleted: true }
 }

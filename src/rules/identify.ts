@@ -1,6 +1,6 @@
 import { ApiError } from '../errors.ts'
 import { orgKey } from '../model/indexes.ts'
-import type { UserRecord } from '../model/records.ts'
+import { type ProfileField, profileFieldNames } from '../profile-fields.ts'
 import type { IdentifyUserRequest, IdentifyUserResponse } from '../schemas.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
@@ -70,11 +70,7 @@ export async function identifyUser(
   return { id, data: profile, token }
 }
 
-const emptyProfile = {
-  firstName: null,
-  lastName: null,
-  country: null,
-  region: null,
-  sex: null,
-  ageBracket: null,
-} satisfies Partial<UserRecord>
+/** A new user's profile before its `data` applies: every field `null`. */
+const emptyProfile = Object.fromEntries(profileFieldNames.map((field) => [field, null])) as {
+  [F in ProfileField]: null
+}

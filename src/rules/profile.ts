@@ -1,5 +1,6 @@
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
+import { profileOf } from '../profile-fields.ts'
 import type { UserProfile } from '../schemas.ts'
 import type { RuleContext } from './context.ts'
 
@@ -12,12 +13,7 @@ export function toUserProfile(ctx: RuleContext, user: UserRecord): Required<User
     registrationStatus: user.registrationStatus,
     lastActive: user.lastActive,
     registeredAt: user.registeredAt,
-    firstName: user.firstName,
-    lastName: user.lastName,
-    country: user.country,
-    region: user.region,
-    sex: user.sex,
-    ageBracket: user.ageBracket,
+    ...profileOf(user),
     userGroups: [...user.userGroups],
     learningPathId: progress?.learningPathId ?? null,
     learningPathName: path?.name ?? null,

@@ -16,38 +16,22 @@ import {
 } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { describeIssues } from '../errors.ts'
+import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
+import { profileFieldNames } from '../profile-fields.ts'
 import { errorCode, FileLock, FileLockedError, unlinkQuietly } from './file-lock.ts'
 
-/**
- * The fields of a record's natural key in each collection: what a later change of the record is
- * matched by. An organisation's record is keyed by its `orgId` and its own id together.
- */
-const keyFields: { [C in keyof MockState]: ReadonlyArray<keyof MockState[C][number]> } = {
-  organisations: ['orgId'],
-  apiKeys: ['keyHash'],
-  users: ['userId'],
-  userGroups: ['orgId', 'groupId'],
-  learningPaths: ['orgId', 'learningPathId'],
-  learningProgress: ['userId'],
-  certificates: ['certificateId'],
-  signInTokens: ['tokenHash'],
-  webViewSessions: ['sessionHash'],
-}
-
 /** The natural key of `record` in collection `name`; `undefined` when a key field is not text. */
-function keyOf(name: keyof MockState, record: object): string | undefined {
-  const [first, second] = (keyFields[name] as readonly string[]).map(
+function keyOf(name: CollectionName, record: object): string | undefined {
+  const [first, second] = collectionTable[name].key.map(
     (field) => (record as Record<string, unknown>)[field],
   )
   if (typeof first !== 'string') return undefined
-  if (keyFields[name].length === 1) return first
+  if (collectionTable[name].key.length === 1) return first
   return typeof second === 'string' ? orgKey(first, second) : undefined
 }
 
-const collections = Object.keys(keyFields) as Array<keyof MockState>
-const collectionNames = new Set<string>(collections)
 const header = { format: 'identify-api-mock-state', version: 1 }
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true })
 /** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
@@ -368,10 +352,10 @@ function parse(path: string, bytes: Buffer) {
   }
   const maps = new Map<string, Map<string, object>>()
   for (const name of Object.keys(snapshot.state)) {
-    if (!collectionNames.has(name))
+    if (!Object.hasOwn(collectionTable, name))
       return refuse(`its snapshot has an unknown collection "${name}"`)
   }
-  for (const name of collections) {
+  for (const name of collectionNames) {
     const records: unknown = snapshot.state[name] ?? []
     if (!Array.isArray(records)) return refuse(`"${name}" is not a list`)
     const map = new Map<string, object>()
@@ -399,7 +383,7 @@ function parse(path: string, bytes: Buffer) {
       if (change.op === 'delete' && fields === 'c,key,op') map.delete(change.key)
       else if (change.op === 'put' && fields === 'c,key,op,r') {
         if (!isObject(change.r)) return refuse(`line ${line} has a record that is not an object`)
-        if (keyOf(name as keyof MockState, change.r) !== change.key) {
+        if (keyOf(name as CollectionName, change.r) !== change.key) {
           return refuse(`line ${line} has a record that does not match its key`)
         }
         map.set(change.key, change.r)
@@ -407,9 +391,10 @@ function parse(path: string, bytes: Buffer) {
     }
   }
   const records = Object.fromEntries(
-    collections.map((name) => [name, [...(maps.get(name)?.values() ?? [])]]),
+    collectionNames.map((name) => [name, [...(maps.get(name)?.values() ?? [])]]),
   )
   const droppedHints = dropKeyHints(records.apiKeys as object[])
+  addMissingProfileFields(records.users as object[])
   const parsed = mockStateSchema.safeParse(records)
   if (!parsed.success) {
     const [issue] = parsed.error.issues
@@ -440,6 +425,18 @@ function dropKeyHints(apiKeys: object[]): boolean {
     }
   }
   return found
+}
+
+/**
+ * Gives each user a profile field its file does not hold, as `null`: a file written before a field
+ * was added to the profile (`src/profile-fields.ts`) still loads.
+ */
+function addMissingProfileFields(users: object[]): void {
+  for (const user of users) {
+    for (const field of profileFieldNames) {
+      if (!Object.hasOwn(user, field)) Object.assign(user, { [field]: null })
+    }
+  }
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

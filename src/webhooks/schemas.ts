@@ -44,6 +44,7 @@ export const webhookEndpointInputSchema = z.strictObject({
     .max(webhookLimits.eventTypesPerEndpoint)
     .optional(),
 })
+export type WebhookEndpointInput = z.input<typeof webhookEndpointInputSchema>
 
 /**
  * A registered webhook endpoint. `events` is `null` when it receives every type.
@@ -56,6 +57,7 @@ export const webhookEndpointSchema = z.strictObject({
   secret: z.string(),
   events: z.array(z.string()).nullable(),
 })
+export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>
 
 /** When an event happened: milliseconds and `Z`, e.g. `2025-11-06T09:58:58.233Z`. */
 const eventTimestampSchema = z.iso.datetime({ precision: 3 })
@@ -72,6 +74,7 @@ export const webhookEnvelopeSchema = z.object({
   timestamp: eventTimestampSchema,
   data: z.record(z.string(), z.unknown()),
 })
+export type WebhookEnvelope = z.output<typeof webhookEnvelopeSchema>
 
 const userFields = {
   /** The platform's internal user id: the API's `userId`. */
@@ -93,6 +96,7 @@ export const notificationSchema = z.object({
   path: z.string(),
   ...userFields,
 })
+export type Notification = z.output<typeof notificationSchema>
 
 /**
  * A `notifications.sent` delivery: reminders and admin notifications, to forward as pushes.
@@ -103,6 +107,7 @@ export const notificationsSentEventSchema = webhookEnvelopeSchema.extend({
   type: z.literal('notifications.sent'),
   data: z.object({ notifications: z.array(notificationSchema) }),
 })
+export type NotificationsSentEvent = z.output<typeof notificationsSentEventSchema>
 
 /**
  * A `user.course.started` delivery.
@@ -113,6 +118,7 @@ export const userCourseStartedEventSchema = webhookEnvelopeSchema.extend({
   type: z.literal('user.course.started'),
   data: z.object({ ...userFields, course_id: z.string() }),
 })
+export type UserCourseStartedEvent = z.output<typeof userCourseStartedEventSchema>
 
 /**
  * An event as raised: its message id (`msg_…`, the `svix-id` of every attempt) and the envelope.
@@ -120,6 +126,7 @@ export const userCourseStartedEventSchema = webhookEnvelopeSchema.extend({
  * @example raisedWebhookEventSchema.parse(await (await fetch(`${url}/__mock/events`, …)).json())
  */
 export const raisedWebhookEventSchema = webhookEnvelopeSchema.extend({ id: z.string() })
+export type RaisedWebhookEvent = z.output<typeof raisedWebhookEventSchema>
 
 const eventInputTimestampSchema = z.iso
   .datetime({ offset: true })
@@ -163,6 +170,15 @@ export const customWebhookEventInputSchema = z.strictObject({
   timestamp: eventInputTimestampSchema,
 })
 
+/** An event to raise: one of the named events, or any other with its `data` whole. */
+export type WebhookEventInput =
+  | {
+      [K in keyof typeof namedWebhookEventInputSchemas]: z.input<
+        (typeof namedWebhookEventInputSchemas)[K]
+      >
+    }[keyof typeof namedWebhookEventInputSchemas]
+  | z.input<typeof customWebhookEventInputSchema>
+
 /**
  * One attempt of a delivery: when it started, and the status the receiver answered or why there
  * was none (a timeout, a network error).
@@ -174,6 +190,7 @@ export const webhookAttemptSchema = z.object({
   status: z.int().optional(),
   error: z.string().optional(),
 })
+export type WebhookAttempt = z.output<typeof webhookAttemptSchema>
 
 /**
  * One message to one endpoint, as `api.webhooks.deliveries()` and
@@ -190,20 +207,4 @@ export const webhookDeliverySchema = z.object({
   attempts: z.array(webhookAttemptSchema),
   delivered: z.boolean(),
 })
-
-export type WebhookEndpointInput = z.input<typeof webhookEndpointInputSchema>
-export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>
-export type WebhookEnvelope = z.output<typeof webhookEnvelopeSchema>
-export type Notification = z.output<typeof notificationSchema>
-export type NotificationsSentEvent = z.output<typeof notificationsSentEventSchema>
-export type UserCourseStartedEvent = z.output<typeof userCourseStartedEventSchema>
-export type RaisedWebhookEvent = z.output<typeof raisedWebhookEventSchema>
-export type WebhookEventInput =
-  | {
-      [K in keyof typeof namedWebhookEventInputSchemas]: z.input<
-        (typeof namedWebhookEventInputSchemas)[K]
-      >
-    }[keyof typeof namedWebhookEventInputSchemas]
-  | z.input<typeof customWebhookEventInputSchema>
-export type WebhookAttempt = z.output<typeof webhookAttemptSchema>
 export type WebhookDelivery = z.output<typeof webhookDeliverySchema>
