@@ -1,5 +1,4 @@
 import { z } from 'zod'
-import { datasetDefaults } from '../fixtures/dataset.ts'
 import { describeIssues } from './errors.ts'
 import type { Clock } from './time.ts'
 import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
@@ -21,8 +20,12 @@ export const headerSecretSchema = z
 const organisationSchema = z.strictObject({
   orgId: z.string().min(1),
   apiKeys: z.array(headerSecretSchema).default([]),
+  /** Fixture users to seed it with; `usersPerOrganisation` when omitted, 0 for none. */
   users: z.int().min(0).optional(),
 })
+
+/** An organisation a consumer adds to the seeded data, with its API keys in clear. */
+export type OrganisationOptions = z.input<typeof organisationSchema>
 
 /**
  * The bounds of a running mock, so that no client can fill its memory: each an option of
@@ -47,11 +50,11 @@ const limitsShape = {
  */
 export const mockApiOptionsSchema = z.strictObject({
   /** The fixture seed: the same seed always gives the same seeded data. */
-  seed: z.int().default(datasetDefaults.seed),
+  seed: z.int().default(1),
   /** How many organisations the seed creates (`org-1`, `org-2`, …); 0 for none. */
-  seededOrganisations: z.int().min(0).default(datasetDefaults.organisations),
+  seededOrganisations: z.int().min(0).default(2),
   /** Fixture users per seeded organisation, those of `organisations` included. */
-  usersPerOrganisation: z.int().min(0).default(datasetDefaults.usersPerOrganisation),
+  usersPerOrganisation: z.int().min(0).default(8),
   /** Organisations and API keys added to the seeded data. */
   organisations: z.array(organisationSchema).default([]),
   /** Pins the MSW handlers to one origin (and path prefix); by default they match any origin. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MockCore, type MockState, type WireResponse } from '../src/index.ts'
+import { MockCore, type WireResponse } from '../src/advanced.ts'
+import type { MockState } from '../src/index.ts'
 import { expectAnswer, expectedAnswer, expectedCall, pathOf } from './support/api-oracle.ts'
 import { announceSeed, anyString, apiTarget, httpMethod } from './support/arbitraries.ts'
 import {

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { z } from 'zod'
+import { seedDataset } from '../../fixtures/seed.ts'
 import { describeIssues } from '../errors.ts'
 import { MockCore } from '../mock-core.ts'
 import type { MockApiOptions } from '../options.ts'
@@ -121,7 +122,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     frontDoor,
   }
   const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
-  const core = new MockCore(mockOptions, store)
+  const core = new MockCore(seedDataset, mockOptions, store)
   const answer = createAnswer(core, listenerOptions)
   await core.ready
   const server = createServer(

@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockCore, type MockState } from '../../src/index.ts'
+import { MockCore } from '../../src/advanced.ts'
+import type { MockState } from '../../src/index.ts'
 import { propertySeed } from './arbitraries.ts'
 import type { TargetFactory } from './target.ts'
 

@@ -1,4 +1,4 @@
-import type { MockCore } from '../../src/index.ts'
+import type { MockCore } from '../../src/advanced.ts'
 
 /** Calls a mock's transport-free dispatch as a transport would, for tests of the rules. */
 export async function dispatchJson(
