@@ -6,7 +6,7 @@ import { identifyCurlLine } from '../curl-line.ts'
 import type { Credentials } from '../dataset.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { isLoopbackAddress } from './front-door.ts'
-import { flagOf, optionsOf, serveOptions } from './serve-flags.ts'
+import { type CombinedFlags, flagOf, optionsOf, serveOptions } from './serve-flags.ts'
 import { type RunningServer, ServerStartError, startServer } from './server.ts'
 import { type ResolvedServerOptions, serverOptionsSchema } from './server-options.ts'
 import { StateFileError } from './state-file.ts'
@@ -21,30 +21,14 @@ const serveCommand = program
   .description('Start the mock as an HTTP server, with seeded default data.')
 for (const option of serveOptions()) serveCommand.addOption(option)
 serveCommand
-  .option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key')
-  .option('--api-key <key>', 'an API key for --org (repeatable)', collect, [])
   .option('--json', 'print the start-up facts as one JSON line, for scripts', false)
-  .option(
-    '--webhook-url <url>',
-    'post signed webhooks to this endpoint (repeatable; http: is fine locally)',
-    collect,
-    [],
-  )
-  .option(
-    '--webhook-secret <secret>',
-    'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
-  )
-  .action(async (flags: ServeFlags, command: Command) => {
-    if (flags.apiKey.length > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
-    if (flags.org && flags.apiKey.length === 0)
-      command.error('error: --org needs at least one --api-key <key>')
-    if (flags.webhookSecret !== undefined && flags.webhookUrl.length === 0)
+  .action(async (flags: CombinedFlags & { json: boolean }, command: Command) => {
+    const keys = flags.apiKey?.length ?? 0
+    if (keys > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
+    if (flags.org && keys === 0) command.error('error: --org needs at least one --api-key <key>')
+    if (flags.webhookSecret !== undefined && !flags.webhookUrl?.length)
       command.error('error: --webhook-secret needs at least one --webhook-url <url>')
-    const parsed = serverOptionsSchema.safeParse({
-      ...optionsOf(command.opts()),
-      organisations: flags.org ? [{ orgId: flags.org, apiKeys: flags.apiKey }] : [],
-      webhooks: flags.webhookUrl.map((url) => ({ url, secret: flags.webhookSecret })),
-    })
+    const parsed = serverOptionsSchema.safeParse(optionsOf(command.opts()))
     if (!parsed.success) fail(describeForCli(parsed.error.issues))
     await serve(parsed.data, flags.json)
   })
@@ -62,15 +46,6 @@ program
   })
 
 addVerifyCommand(program)
-
-/** The flags of `serve` that are not one option each (see `serve-flags.ts` for those). */
-interface ServeFlags {
-  org?: string
-  apiKey: string[]
-  json: boolean
-  webhookUrl: string[]
-  webhookSecret?: string
-}
 
 /** Schema issues in one line, each named by its flag where one flag gave the value. */
 function describeForCli(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
@@ -173,10 +148,6 @@ function banner(
     'Stop with Ctrl+C.',
     '',
   ].join('\n')
-}
-
-function collect(value: string, previous: string[]) {
-  return [...previous, value]
 }
 
 function fail(message: string): never {

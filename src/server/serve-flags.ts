@@ -125,6 +125,14 @@ const optionFlags: OptionFlag[] = [
   },
 ]
 
+/** What the {@link combinedFlags} give, as commander parses them. */
+export interface CombinedFlags {
+  org?: string
+  apiKey?: string[]
+  webhookUrl?: string[]
+  webhookSecret?: string
+}
+
 /** `schema` without its default, prefault or optional wrappers. */
 function unwrapped(schema: z.core.$ZodType): z.core.$ZodType {
   if (
@@ -191,9 +199,26 @@ function optionOf(flag: OptionFlag): Option {
   return option.argParser((text) => checked(field, fromText(field, nonEmpty(text))))
 }
 
-/** Every option flag of `serve`, for `command.addOption`. */
+/** The flags that make one option together, checked with the whole: see {@link optionsOf}. */
+function combinedFlags(): Option[] {
+  const collect = (text: string, previous: string[] = []) => [...previous, text]
+  return [
+    new Option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key'),
+    new Option('--api-key <key>', 'an API key for --org (repeatable)').argParser(collect),
+    new Option(
+      '--webhook-url <url>',
+      'post signed webhooks to this endpoint (repeatable; http: is fine locally)',
+    ).argParser(collect),
+    new Option(
+      '--webhook-secret <secret>',
+      'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
+    ),
+  ]
+}
+
+/** Every flag of `serve` that gives an option, for `command.addOption`. */
 export function serveOptions(): Option[] {
-  return optionFlags.map(optionOf)
+  return [...optionFlags.map(optionOf), ...combinedFlags()]
 }
 
 /** The flag that sets the option at `path`, if one does. */
@@ -207,7 +232,11 @@ export function flagOf(path: string): string | undefined {
  * @example optionsOf({ port: 0, closeMessage: 'bye' }) // { port: 0, webViewMessages: { close: 'bye' } }
  */
 export function optionsOf(flags: Record<string, unknown>): Record<string, unknown> {
-  const options: Record<string, unknown> = {}
+  const { org, apiKey = [], webhookUrl = [], webhookSecret } = flags as CombinedFlags
+  const options: Record<string, unknown> = {
+    organisations: org === undefined ? [] : [{ orgId: org, apiKeys: apiKey }],
+    webhooks: webhookUrl.map((url) => ({ url, secret: webhookSecret })),
+  }
   for (const flag of optionFlags) {
     const value = flags[new Option(flag.flags).attributeName()]
     if (value === undefined) continue
