@@ -1,12 +1,17 @@
 import { InvalidArgumentError, Option } from 'commander'
 import { z } from 'zod'
-import { serverOptionsSchema } from './server-options.ts'
+import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 
-/** A flag of `serve` that sets one option: its path in {@link serverOptionsSchema}. */
+/** The path of an option in {@link serverOptionsSchema}: its key, or `parent.key` when nested. */
+type OptionPath =
+  | keyof ServerOptions
+  | `webViewMessages.${keyof NonNullable<ServerOptions['webViewMessages']>}`
+
+/** A flag of `serve` that sets one option. */
 interface OptionFlag {
   flags: string
   /** The option it sets, e.g. `port` or `webViewMessages.close`. */
-  option: string
+  option: OptionPath
   description: string
   /** An environment variable read when the flag is not given. */
   env?: string
@@ -223,13 +228,16 @@ export function serveOptions(): Option[] {
 
 /** The flag that sets the option at `path`, if one does. */
 export function flagOf(path: string): string | undefined {
-  return optionFlags.find((flag) => flag.option === path)?.flags.split(' ')[0]
+  const flag = optionFlags.find((flag) => flag.option === path)
+  return flag && new Option(flag.flags).long
 }
 
 /**
  * The options the flags give, nested as the schema has them; `flags` is what commander parsed.
  *
- * @example optionsOf({ port: 0, closeMessage: 'bye' }) // { port: 0, webViewMessages: { close: 'bye' } }
+ * @example
+ * optionsOf({ port: 0, closeMessage: 'bye' })
+ * // { organisations: [], webhooks: [], port: 0, webViewMessages: { close: 'bye' } }
  */
 export function optionsOf(flags: Record<string, unknown>): Record<string, unknown> {
   const { org, apiKey = [], webhookUrl = [], webhookSecret } = flags as CombinedFlags
