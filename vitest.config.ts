@@ -17,6 +17,7 @@ export default defineConfig({
     // name is its sources.
     alias: [
       { find: /^identify-api-mock$/, replacement: source('./src/index.ts') },
+      { find: /^identify-api-mock\/advanced$/, replacement: source('./src/advanced.ts') },
       { find: /^identify-api-mock\/fixtures$/, replacement: source('./fixtures/index.ts') },
       { find: /^identify-api-mock\/handlers$/, replacement: source('./handlers/index.ts') },
       { find: /^identify-api-mock\/schemas$/, replacement: source('./src/schemas.ts') },

@@ -1,4 +1,5 @@
 import type { HttpHandler } from 'msw'
+import { seedDataset } from '../fixtures/seed.ts'
 import { createHandlers } from '../handlers/index.ts'
 import { MockCore } from './mock-core.ts'
 import { createMockFetch, type MockFetch } from './mock-fetch.ts'
@@ -36,7 +37,7 @@ export interface MockApi extends MockCore {
  * })
  */
 export function createMockApi(options: MockApiOptions = {}): MockApi {
-  const core = new MockCore(options)
+  const core = new MockCore(seedDataset, options)
   const handlers = createHandlers(core, { baseUrl: core.options.baseUrl })
   const fetch = createMockFetch(core, core.options.baseUrl)
   return Object.assign(core, { handlers, fetch })

@@ -1,4 +1,5 @@
 import type { WireResponse } from './errors.ts'
+import { readBytes } from './read-bytes.ts'
 import { maxBodyBytes, type WireRequest } from './wire.ts'
 
 /**
@@ -16,20 +17,8 @@ export async function toWireRequest(request: Request): Promise<WireRequest> {
     headers: request.headers,
   }
   if (!request.body) return { ...base, body: null }
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBodyBytes) {
-      await reader.cancel()
-      return { ...base, body: null, bodyTooLarge: true }
-    }
-    chunks.push(value)
-  }
-  return { ...base, body: concatenate(chunks, size) }
+  const { bytes, complete } = await readBytes(request.body, maxBodyBytes)
+  return complete ? { ...base, body: bytes } : { ...base, body: null, bodyTooLarge: true }
 }
 
 /**
@@ -53,15 +42,4 @@ export function toFetchResponse(wire: WireResponse): Response {
  */
 export function isFetchRequest(request: WireRequest | Request): request is Request {
   return typeof (request as Partial<Request>).url === 'string'
-}
-
-function concatenate(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0] as Uint8Array
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
 }

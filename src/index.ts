@@ -1,23 +1,44 @@
-export type { Credentials, OrganisationOptions } from '../fixtures/dataset.ts'
-export { createHandlers, type HandlerOptions } from '../handlers/index.ts'
 export { createMockApi, type MockApi } from './create-mock-api.ts'
-export { ApiError, type ApiErrorCode, apiErrors, type WireResponse } from './errors.ts'
-export {
-  type Fault,
-  type FaultOptions,
-  faultSchema,
-  type Operation,
-  operationErrors,
-} from './faults.ts'
+export type { Credentials } from './dataset.ts'
+export { ApiError, type ApiErrorCode } from './errors.ts'
+export { type Fault, type FaultOptions, faultSchema, type Operation } from './faults.ts'
 export type { Call, CallOf, CallRequest, JournalEntry, JsonValue } from './journal.ts'
-export { MockCore, type StateStore } from './mock-core.ts'
 export type { MockFetch } from './mock-fetch.ts'
 export type { Collections, MockState, StateChange } from './model/database.ts'
-export * from './model/records.ts'
 export { createOpenApiDocument, type OpenApiDocument } from './openapi.ts'
-export { type MockApiOptions, mockApiOptionsSchema } from './options.ts'
+export { type MockApiOptions, mockApiOptionsSchema, type OrganisationOptions } from './options.ts'
 export type { RedeemFailure, RedeemResult } from './rules/sign-in-tokens.ts'
-export * from './schemas.ts'
+export {
+  type AgeBracket,
+  type DeleteUserResponse,
+  deleteUserResponseSchema,
+  type ErrorResponse,
+  errorResponseSchema,
+  type IdentifyUserRequest,
+  type IdentifyUserResponse,
+  identifyUserRequestSchema,
+  identifyUserResponseSchema,
+  type RegistrationStatus,
+  type Sex,
+  type UserProfile,
+  type UserProfileInput,
+  userProfileInputSchema,
+  userProfileSchema,
+} from './schemas.ts'
 export type { Clock } from './time.ts'
+export {
+  type Notification,
+  type NotificationsSentEvent,
+  notificationsSentEventSchema,
+  type RaisedWebhookEvent,
+  type UserCourseStartedEvent,
+  userCourseStartedEventSchema,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  type WebhookEnvelope,
+  type WebhookEventInput,
+  webhookEnvelopeSchema,
+} from './webhooks/schemas.ts'
 export type { WebhookControls } from './webhooks/webhooks.ts'
-export type { WireRequest } from './wire.ts'

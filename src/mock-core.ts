@@ -1,4 +1,4 @@
-import { buildDataset, type Credentials, type Dataset } from '../fixtures/dataset.ts'
+import type { Credentials, Dataset, Seed } from './dataset.ts'
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
@@ -88,16 +88,14 @@ export class MockCore {
   #ctx: RuleContext
   #tail: Promise<unknown> = Promise.resolve()
 
-  /** `store` keeps the records beyond the process (the standalone server's `--state-file`). */
-  constructor(options: MockApiOptions = {}, store?: StateStore) {
+  /**
+   * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
+   * `store` keeps the records beyond the process (the standalone server's `--state-file`).
+   */
+  constructor(seed: Seed, options: MockApiOptions = {}, store?: StateStore) {
     this.options = resolveOptions(options)
     const o = this.options
-    this.#dataset = buildDataset({
-      seed: o.seed,
-      organisations: o.seededOrganisations,
-      usersPerOrganisation: o.usersPerOrganisation,
-      extraOrganisations: o.organisations,
-    })
+    this.#dataset = seed(o)
     this.#journal = new Journal(o.journalSize)
     this.#ctx = createRuleContext(o, new Database())
     this.#webhooks = new Webhooks({

@@ -7,17 +7,14 @@ import { createdProfile, type StepName, updatedProfile } from './plan.ts'
 import {
   describeAnswer,
   describeValues,
-  differs,
   isErrorBody,
   isObject,
-  judge,
   profileOf,
   type Row,
-  same,
-  skipped,
   statusesOf,
   withAnswers,
 } from './row.ts'
+import { differs, judge, same, skipped } from './verdict.ts'
 
 /** The steps whose identify must succeed. */
 export const identifySteps = ['create', 'update', 'regroup'] as const

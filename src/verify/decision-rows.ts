@@ -6,15 +6,12 @@ import { createdProfile, updatedProfile } from './plan.ts'
 import {
   describeAnswer,
   describeValues,
-  differs,
-  judge,
   profileOf,
   type Row,
-  same,
-  skipped,
   statusesOf,
   withAnswers,
 } from './row.ts'
+import { differs, judge, same, skipped } from './verdict.ts'
 
 /** A timestamp as decisions.md writes them: seconds, optional fraction, offset `+00:00`. */
 const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+00:00$/

@@ -1,7 +1,8 @@
 import { type ApiErrorCode, apiErrors } from '../errors.ts'
 import type { StepName } from './plan.ts'
 import type { CheckKind } from './report.ts'
-import { describeAnswer, isErrorBody, judge, type Row, withAnswers } from './row.ts'
+import { describeAnswer, isErrorBody, type Row, withAnswers } from './row.ts'
+import { judge } from './verdict.ts'
 
 interface ErrorRowSpec {
   name: string

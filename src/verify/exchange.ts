@@ -1,3 +1,5 @@
+import { readBytes } from '../read-bytes.ts'
+
 /** An answer of the target, its body read (at most {@link maxAnswerBytes}). */
 export interface Answer {
   status: number
@@ -55,25 +57,7 @@ export async function sendRequest(request: Request, options: SendOptions): Promi
 
 async function readText(response: Response): Promise<string> {
   if (!response.body) return ''
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    chunks.push(value)
-    size += value.byteLength
-    if (size >= maxAnswerBytes) {
-      await reader.cancel()
-      break
-    }
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
+  const { bytes } = await readBytes(response.body, maxAnswerBytes)
   return new TextDecoder().decode(bytes.subarray(0, maxAnswerBytes))
 }
 

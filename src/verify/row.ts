@@ -1,14 +1,10 @@
 import type { Answer, Exchange } from './exchange.ts'
 import type { RunContext, StepName } from './plan.ts'
-import type { CheckKind, Verdict } from './report.ts'
+import type { CheckKind } from './report.ts'
+import { differs, type Judgement } from './verdict.ts'
 
 /** What each step of a run gave; a step missing here was not sent (the run stopped). */
 export type Results = Partial<Record<StepName, Exchange>>
-
-export interface Judgement {
-  verdict: Verdict
-  actual: string
-}
 
 /** One row of the contract suite: what it expects, and how it judges a run's results. */
 export interface Row {
@@ -19,14 +15,6 @@ export interface Row {
   meaning: string
   judge(results: Results, ctx: RunContext): Judgement
 }
-
-export const same = (actual: string): Judgement => ({ verdict: 'same', actual })
-export const differs = (actual: string): Judgement => ({ verdict: 'differs', actual })
-export const skipped = (reason: string): Judgement => ({ verdict: 'skipped', actual: reason })
-
-/** A judgement of whether `actual` is what was expected. */
-export const judge = (ok: boolean, actual: string): Judgement =>
-  ok ? same(actual) : differs(actual)
 
 /**
  * Calls `judgeAnswers` with the answers of `steps`, in that order; a step without an answer

@@ -179,6 +179,19 @@ describe('the packed package in a consumer project', () => {
         })
       }, 60_000)
 
+      it('seeds a MockCore from identify-api-mock/advanced, the entry for a way in of your own', async () => {
+        const script = [
+          "import { MockCore } from 'identify-api-mock/advanced'",
+          'const core = new MockCore({ seededOrganisations: 3 })',
+          'await core.ready',
+          'console.log(JSON.stringify(core.credentials.map((c) => c.orgId)))',
+        ].join('\n')
+        const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+          cwd: project,
+        })
+        expect(JSON.parse(stdout)).toEqual(['org-1', 'org-2', 'org-3'])
+      }, 60_000)
+
       it('starts the bin with npx, from compiled JavaScript', async () => {
         // A process group of its own: npx runs the server as a child, which must stop with it.
         const child = spawn('npx', ['identify-api-mock', 'serve', '--port', '0', '--json'], {

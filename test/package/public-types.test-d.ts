@@ -1,6 +1,7 @@
 import type { HttpHandler } from 'msw'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
+import type { WireRequest } from '../../src/advanced.ts'
 import {
   type Call,
   createMockApi,
@@ -22,7 +23,6 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointInput,
   type WebhookEventInput,
-  type WireRequest,
 } from '../../src/index.ts'
 import {
   type VerifyError,

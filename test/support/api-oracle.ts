@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
-import type { MockState, UserRecord } from '../../src/index.ts'
+import type { UserRecord } from '../../src/advanced.ts'
+import type { MockState } from '../../src/index.ts'
 
 /**
  * An independent statement of the API's contract (the API description, and the README's

@@ -1,0 +1,24 @@
+import type { MockState } from './model/database.ts'
+import type { ResolvedMockApiOptions } from './options.ts'
+
+/** The credentials a client can use: each organisation with its API keys in clear. */
+export interface Credentials {
+  orgId: string
+  name: string
+  apiKeys: string[]
+}
+
+/** The data a mock starts from and returns to on reset: its records, and the keys in clear. */
+export interface Dataset {
+  state: MockState
+  credentials: Credentials[]
+}
+
+/**
+ * Builds a mock's starting data from its options. The core takes it as an argument, so that it
+ * never imports the fixtures that build it (fixtures depend on the core, not the other way).
+ *
+ * @example
+ * const seed: Seed = () => ({ state: emptyState, credentials: [] })
+ */
+export type Seed = (options: ResolvedMockApiOptions) => Dataset
