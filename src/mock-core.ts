@@ -18,7 +18,7 @@ import { authenticate } from './rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from './rules/context.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { identifyUser } from './rules/identify.ts'
-import { redactSecrets } from './rules/redact-secrets.ts'
+import { redactPath, redactSecrets, redactText } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
 import { sleep } from './time.ts'
@@ -141,7 +141,7 @@ export class MockCore {
   async dispatch(input: WireRequest | Request): Promise<WireResponse> {
     const started = performance.now()
     const request = isFetchRequest(input) ? await toWireRequest(input) : input
-    const { response, delayMs, call } = await this.#exclusive(async () => {
+    const { response, delayMs, call, path } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
         this.#persist()
@@ -155,7 +155,7 @@ export class MockCore {
     this.#journal.add({
       time: formatTimestamp(this.#ctx.now()),
       method: request.method,
-      path: pathnameOf(request.target),
+      path,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       ...call,
@@ -277,22 +277,33 @@ export class MockCore {
 
   async #answer(
     request: WireRequest,
-  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest }> {
+  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest; path: string }> {
     let delayMs = 0
     let call: CallRequest | undefined
     let response: WireResponse
+    const pathname = pathnameOf(request.target)
+    // The journal's path and request, with every secret they carry redacted, success or not.
+    let path = pathname
     try {
-      const pathname = pathnameOf(request.target)
       if (pathname === webViewPath) {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
-        return { response, delayMs }
+        return { response, delayMs, path }
       }
       const { operation, params } = matchRoute(request.method, pathname)
       const json = operation === 'identify' ? journaledJson(request) : undefined
-      call =
-        operation === 'identify'
-          ? { operation, request: (json ?? null) as JsonValue }
-          : { operation, request: { orgId: params.orgId ?? '', id: params.id ?? '' } }
+      const target = { orgId: params.orgId ?? '', id: params.id ?? '' }
+      if (operation === 'identify') {
+        call = { operation, request: redactSecrets(this.#ctx, (json ?? null) as JsonValue) }
+      } else {
+        const shown = {
+          orgId: redactText(this.#ctx, target.orgId),
+          id: redactText(this.#ctx, target.id),
+        }
+        if (shown.orgId !== target.orgId || shown.id !== target.id) {
+          path = redactPath(this.#ctx, pathname)
+        }
+        call = { operation, request: shown }
+      }
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(operation)
       if (fault) {
@@ -302,20 +313,18 @@ export class MockCore {
       const body =
         call.operation === 'identify'
           ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
-          : deleteUser(this.#ctx, orgId, call.request)
+          : deleteUser(this.#ctx, orgId, target)
       response = jsonResponse(200, body)
     } catch (error) {
-      // A refused identify stored nothing, so what its body carried must not outlive it either.
-      if (call?.operation === 'identify') {
-        call = { ...call, request: redactSecrets(this.#ctx, call.request) }
-      }
+      // A path no route has may carry a secret anywhere.
+      if (!call) path = redactPath(this.#ctx, pathname)
       response = toErrorResponse(error)
     }
     // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
     if (call?.operation === 'identify') {
       response = { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } }
     }
-    return { response, delayMs, call }
+    return { response, delayMs, call, path }
   }
 }
 
