@@ -115,9 +115,11 @@ program
     collect,
     [],
   )
-  .option(
-    '--webhook-secret <secret>',
-    'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
+  .addOption(
+    new Option(
+      '--webhook-secret <secret>',
+      'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
+    ).env('IDENTIFY_API_MOCK_WEBHOOK_SECRET'),
   )
   .option(
     '--webhook-retry-schedule <ms,ms>',
@@ -136,7 +138,9 @@ program
     if (flags.org && flags.apiKey.length === 0)
       command.error('error: --org needs at least one --api-key <key>')
     if (flags.controlToken === '') command.error('error: --control-token must not be empty')
-    if (flags.webhookSecret !== undefined && flags.webhookUrl.length === 0)
+    // A secret kept in the environment for the runs that have a --webhook-url is no mistake.
+    const secretGiven = command.getOptionValueSource('webhookSecret') === 'cli'
+    if (secretGiven && flags.webhookUrl.length === 0)
       command.error('error: --webhook-secret needs at least one --webhook-url <url>')
     if (!flags.control && flags.controlToken !== undefined)
       command.error('error: --control-token needs the control endpoints: drop --no-control')
