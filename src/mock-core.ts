@@ -18,7 +18,7 @@ import { authenticate } from './rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from './rules/context.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { identifyUser } from './rules/identify.ts'
-import { redactPath, redactSecrets, redactText } from './rules/redact-secrets.ts'
+import { redactCall, redactPath } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
 import { sleep } from './time.ts'
@@ -281,8 +281,8 @@ export class MockCore {
     let delayMs = 0
     let call: CallRequest | undefined
     let response: WireResponse
+    let answered = false
     const pathname = pathnameOf(request.target)
-    // The journal's path and request, with every secret they carry redacted, success or not.
     let path = pathname
     try {
       if (pathname === webViewPath) {
@@ -291,19 +291,10 @@ export class MockCore {
       }
       const { operation, params } = matchRoute(request.method, pathname)
       const json = operation === 'identify' ? journaledJson(request) : undefined
-      const target = { orgId: params.orgId ?? '', id: params.id ?? '' }
-      if (operation === 'identify') {
-        call = { operation, request: redactSecrets(this.#ctx, (json ?? null) as JsonValue) }
-      } else {
-        const shown = {
-          orgId: redactText(this.#ctx, target.orgId),
-          id: redactText(this.#ctx, target.id),
-        }
-        if (shown.orgId !== target.orgId || shown.id !== target.id) {
-          path = redactPath(this.#ctx, pathname)
-        }
-        call = { operation, request: shown }
-      }
+      call =
+        operation === 'identify'
+          ? { operation, request: (json ?? null) as JsonValue }
+          : { operation, request: { orgId: params.orgId ?? '', id: params.id ?? '' } }
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(operation)
       if (fault) {
@@ -313,12 +304,19 @@ export class MockCore {
       const body =
         call.operation === 'identify'
           ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
-          : deleteUser(this.#ctx, orgId, target)
+          : deleteUser(this.#ctx, orgId, call.request)
       response = jsonResponse(200, body)
+      answered = true
     } catch (error) {
-      // A path no route has may carry a secret anywhere.
-      if (!call) path = redactPath(this.#ctx, pathname)
       response = toErrorResponse(error)
+    }
+    // The journal never holds a secret, whatever the answer: not in the request, not in the path.
+    if (call) {
+      const shown = redactCall(this.#ctx, call, answered)
+      if (shown.operation === 'delete' && shown !== call) path = redactPath(this.#ctx, pathname)
+      call = shown
+    } else {
+      path = redactPath(this.#ctx, pathname)
     }
     // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
     if (call?.operation === 'identify') {

@@ -105,6 +105,32 @@ describe('the journal never holds a key or a token in clear', () => {
     expectNoSecret(api, key, token)
   })
 
+  it('redacts a key of any length in a refused identify and in a delete, answered or not', async () => {
+    const api = createMockApi({ organisations: [{ orgId: 'k', apiKeys: ['k1'] }] })
+    const headers = { authorization: 'Bearer k1', 'content-type': 'application/json' }
+    const identify = (body: unknown) =>
+      api.fetch(`${origin}/api/v1/users/identify`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+      })
+    expect((await identify({ id: 'k1', orgId: 'k', x: 'k1' })).status).toBe(400)
+    // An answered identify's strings of fewer than 8 characters are not hashed (the hot path):
+    // README, "Asserting what your code sent".
+    expect((await identify({ id: 'k1', orgId: 'k' })).status).toBe(200)
+    const remove = () => api.fetch(`${origin}/api/v1/users/k/k1`, { method: 'DELETE', headers })
+    expect((await remove()).status).toBe(200)
+    expect((await remove()).status).toBe(404)
+    const refusedOrDeletes = api
+      .requests()
+      .filter((entry) => entry.status !== 200 || entry.operation === 'delete')
+    expect(refusedOrDeletes.map((entry) => [entry.status, entry.path, entry.request])).toEqual([
+      [400, '/api/v1/users/identify', { id: '[redacted]', orgId: 'k', x: '[redacted]' }],
+      [200, '/api/v1/users/k/[redacted]', { orgId: 'k', id: '[redacted]' }],
+      [404, '/api/v1/users/k/[redacted]', { orgId: 'k', id: '[redacted]' }],
+    ])
+  })
+
   it('keeps what is not a secret as it was sent', async () => {
     const api = createMockApi({ organisations })
     await api.fetch(`${origin}/api/v1/users/acme/not-a-secret-at-all`, {
