@@ -1,4 +1,5 @@
 import {
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -47,6 +48,14 @@ describe('the state file lock', () => {
   it('refuses a lock that is not a regular file', () => {
     mkdirSync(`${path}.lock`)
     expect(() => StateFile.open(path, seeded)).toThrow(refusal('is not a regular file'))
+  })
+
+  // Only root can give a file to another user.
+  it.runIf(process.getuid?.() === 0)('refuses a lock file that belongs to another user', () => {
+    writeFileSync(`${path}.lock`, '', { mode: 0o644 })
+    chownSync(`${path}.lock`, 65534, 65534)
+    expect(() => StateFile.open(path, seeded)).toThrow(refusal('belongs to another user'))
+    expect(modeOf(`${path}.lock`)).toBe('644')
   })
 
   it('still takes a regular lock file of this user, with mode 0600', () => {
