@@ -191,7 +191,9 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
   }
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {
-    if (isCrossSite(request)) return toErrorResponse(new ApiError('forbidden'))
+    if (isCrossSite(request) || isWebhookDelivery(request)) {
+      return toErrorResponse(new ApiError('forbidden'))
+    }
     if (!enabled) return toErrorResponse(new ApiError('notFound'))
     if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
       const presented = bearerCredential(request.headers.get('authorization'))
@@ -219,6 +221,14 @@ function isCrossSite(request: WireRequest): boolean {
   const origin = request.headers.get('origin')
   const own = `http://${request.headers.get('host') ?? ''}`
   return origin !== null && origin.toLowerCase() !== own.toLowerCase()
+}
+
+/**
+ * Whether a request is a signed webhook delivery (it carries `svix-signature`): the mock's own,
+ * sent to an endpoint that names a control URL (`…/__mock/reset`), must not drive the mock.
+ */
+function isWebhookDelivery(request: WireRequest): boolean {
+  return request.headers.get('svix-signature') !== null
 }
 
 /**

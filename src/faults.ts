@@ -37,6 +37,14 @@ export const faultSchema = z
 export type Fault = z.input<typeof faultSchema>
 export type FaultOptions = Omit<Fault, 'operation'>
 
+/**
+ * The most faults queued at once, both operations together: past it `failNext` throws a `TypeError`
+ * (and `POST /__mock/faults` answers 400), so the queue and `GET /__mock/faults` stay bounded.
+ *
+ * @example if (api.queuedFaults().length < maxQueuedFaults) api.failNext('delete', { status: 500 })
+ */
+export const maxQueuedFaults = 1000
+
 /** A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer. */
 export interface QueuedFaultView {
   operation: Operation
@@ -61,6 +69,11 @@ export class FaultQueue {
     if (!parsed.success)
       throw new TypeError(`Invalid fault: ${describeIssues(parsed.error.issues)}`)
     const { operation, status, count, delayMs } = parsed.data
+    if (this.#queues.identify.length + this.#queues.delete.length >= maxQueuedFaults) {
+      throw new TypeError(
+        `Invalid fault: at most ${maxQueuedFaults} faults may be queued at once: reset, or let queued ones be taken first`,
+      )
+    }
     const code = operationErrors[operation].find((c) => apiErrors[c].status === status)
     if (code) this.#queues[operation].push({ code, remaining: count, delayMs })
   }

@@ -18,7 +18,7 @@ import { authenticate } from './rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from './rules/context.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { identifyUser } from './rules/identify.ts'
-import { redactSecrets } from './rules/redact-secrets.ts'
+import { redactCall, redactPath } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
 import { sleep } from './time.ts'
@@ -139,7 +139,7 @@ export class MockCore {
   async dispatch(input: WireRequest | Request): Promise<WireResponse> {
     const started = performance.now()
     const request = isFetchRequest(input) ? await toWireRequest(input) : input
-    const { response, delayMs, call } = await this.#exclusive(async () => {
+    const { response, delayMs, call, path } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
         this.#persist()
@@ -153,7 +153,7 @@ export class MockCore {
     this.#journal.add({
       time: formatTimestamp(this.#ctx.now()),
       method: request.method,
-      path: pathnameOf(request.target),
+      path,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       ...call,
@@ -275,15 +275,17 @@ export class MockCore {
 
   async #answer(
     request: WireRequest,
-  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest }> {
+  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest; path: string }> {
     let delayMs = 0
     let call: CallRequest | undefined
     let response: WireResponse
+    let answered = false
+    const pathname = pathnameOf(request.target)
+    let path = pathname
     try {
-      const pathname = pathnameOf(request.target)
       if (pathname === webViewPath) {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
-        return { response, delayMs }
+        return { response, delayMs, path }
       }
       const { operation, params } = matchRoute(request.method, pathname)
       const json = operation === 'identify' ? journaledJson(request) : undefined
@@ -302,18 +304,23 @@ export class MockCore {
           ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
           : deleteUser(this.#ctx, orgId, call.request)
       response = jsonResponse(200, body)
+      answered = true
     } catch (error) {
-      // A refused identify stored nothing, so what its body carried must not outlive it either.
-      if (call?.operation === 'identify') {
-        call = { ...call, request: redactSecrets(this.#ctx, call.request) }
-      }
       response = toErrorResponse(error)
+    }
+    // The journal never holds a secret, whatever the answer: not in the request, not in the path.
+    if (call) {
+      const shown = redactCall(this.#ctx, call, answered)
+      if (shown.operation === 'delete' && shown !== call) path = redactPath(this.#ctx, pathname)
+      call = shown
+    } else {
+      path = redactPath(this.#ctx, pathname)
     }
     // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
     if (call?.operation === 'identify') {
       response = { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } }
     }
-    return { response, delayMs, call }
+    return { response, delayMs, call, path }
   }
 }
 

@@ -18,7 +18,11 @@ export function createMockFetch(core: MockCore, baseUrl?: string): MockFetch {
   return async (input, init) => {
     const request = new Request(input, init)
     if (base !== undefined && !isUnder(request.url, base)) {
-      throw new TypeError(`fetch failed: ${request.url} is not under this mock's baseUrl ${base}`)
+      // The origin only: the path and the query may carry a token.
+      const { origin } = new URL(request.url)
+      throw new TypeError(
+        `fetch failed: a request to ${origin} is not under this mock's baseUrl ${base}`,
+      )
     }
     request.signal.throwIfAborted()
     const response = await core.dispatch(request)

@@ -26,7 +26,9 @@ serveCommand
     const keys = flags.apiKey?.length ?? 0
     if (keys > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
     if (flags.org && keys === 0) command.error('error: --org needs at least one --api-key <key>')
-    if (flags.webhookSecret !== undefined && !flags.webhookUrl?.length)
+    // A secret kept in the environment for the runs that have a --webhook-url is no mistake.
+    const secretGiven = command.getOptionValueSource('webhookSecret') === 'cli'
+    if (secretGiven && !flags.webhookUrl?.length)
       command.error('error: --webhook-secret needs at least one --webhook-url <url>')
     const parsed = serverOptionsSchema.safeParse(optionsOf(command.opts()))
     if (!parsed.success) fail(describeForCli(parsed.error.issues))

@@ -1,4 +1,13 @@
-import { chmodSync, closeSync, openSync, readFileSync, truncateSync, unlinkSync } from 'node:fs'
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+} from 'node:fs'
 import type { DatabaseSync } from 'node:sqlite'
 
 /** Another process (or this one) holds the file, or this Node cannot lock it: the message says. */
@@ -38,14 +47,13 @@ export class FileLock {
     const path = `${file}.lock`
     if (heldHere.has(path)) throw new FileLockedError(`${file} is already open in this process`)
     const sqlite = loadSqlite()
-    createPrivate(path, mode)
+    createPrivate(file, path, mode)
     let database: DatabaseSync | undefined
     try {
       database = lockDatabase(sqlite, path)
     } catch (error) {
-      if (sqliteCode(error) === sqliteNotADatabase && holdsOnlyAPid(path)) {
-        // The pid a version of this mock before the kernel lock left: no process can hold it.
-        truncateSync(path, 0)
+      // The pid a version of this mock before the kernel lock left: no process can hold it.
+      if (sqliteCode(error) === sqliteNotADatabase && truncateLeftPid(file, path)) {
         database = lockDatabase(sqlite, path)
       } else throw error
     }
@@ -91,17 +99,55 @@ function loadSqlite(): typeof import('node:sqlite') {
   return sqlite
 }
 
-/** Creates `path` if it does not exist, and gives it `mode` either way. */
-function createPrivate(path: string, mode: number): void {
-  closeSync(openSync(path, 'a', mode))
-  chmodSync(path, mode)
+/**
+ * Opens the lock file `path` of `file` without following a link (created if it does not exist),
+ * refusing in one line anything but a regular file of this user: a link planted there must not make
+ * the server create, change the mode of or empty another file. Non-blocking, so a FIFO is refused
+ * rather than waited on.
+ */
+function openLockFile(file: string, path: string, flags: number, mode?: number): number {
+  let fd: number
+  try {
+    fd = openSync(path, flags | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0), mode)
+  } catch (error) {
+    if (errorCode(error) === 'ELOOP') throw refusal(file, path, 'is a symbolic link')
+    if (errorCode(error) === 'EISDIR') throw refusal(file, path, 'is not a regular file')
+    throw error
+  }
+  const stats = fstatSync(fd)
+  const why = !stats.isFile()
+    ? 'is not a regular file'
+    : process.getuid && stats.uid !== process.getuid()
+      ? 'belongs to another user'
+      : undefined
+  if (why === undefined) return fd
+  closeSync(fd)
+  throw refusal(file, path, why)
 }
 
-function holdsOnlyAPid(path: string): boolean {
+function refusal(file: string, path: string, why: string): FileLockedError {
+  return new FileLockedError(`cannot use ${file} as a state file: its lock ${path} ${why}`)
+}
+
+/** Creates the lock file `path` if it does not exist, and gives it `mode` either way. */
+function createPrivate(file: string, path: string, mode: number): void {
+  const fd = openLockFile(file, path, constants.O_RDONLY | constants.O_CREAT, mode)
   try {
-    return /^\d*$/.test(readFileSync(path, 'latin1'))
-  } catch {
-    return false
+    fchmodSync(fd, mode)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Empties the lock file `path` if it holds only a pid (or nothing); whether it did. */
+function truncateLeftPid(file: string, path: string): boolean {
+  const fd = openLockFile(file, path, constants.O_RDWR)
+  try {
+    if (!/^\d*$/.test(readFileSync(fd, 'latin1'))) return false
+    ftruncateSync(fd, 0)
+    return true
+  } finally {
+    closeSync(fd)
   }
 }
 

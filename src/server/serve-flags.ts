@@ -217,7 +217,7 @@ function combinedFlags(): Option[] {
     new Option(
       '--webhook-secret <secret>',
       'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
-    ),
+    ).env('IDENTIFY_API_MOCK_WEBHOOK_SECRET'),
   ]
 }
 

@@ -33,7 +33,11 @@ export const verifyOptionsSchema = z.strictObject({
   /** The deployment to check, e.g. `https://staging.example.com` (the API's paths go under it). */
   baseUrl: z
     .url({ protocol: /^https?$/, message: 'expected an http or https URL' })
-    .refine((url) => !/[?#]/.test(url), 'expected a URL without a query or a fragment'),
+    .refine((url) => !/[?#]/.test(url), 'expected a URL without a query or a fragment')
+    .refine(
+      (url) => !URL.canParse(url) || new URL(url).username + new URL(url).password === '',
+      'expected a URL without a user name or password (errors and --dry-run would print them)',
+    ),
   /** An API key of `orgId`. Sent only as `Authorization: Bearer`, never printed. */
   apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'expected visible ASCII characters, at least one'),
   /** The organisation the key belongs to: the throwaway user is created there. */

@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError, describeIssues } from '../errors.ts'
+import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { webhookLimits } from './limits.ts'
@@ -59,6 +60,9 @@ export function buildWebhookEvent(ctx: RuleContext, input: unknown): RaisedWebho
     api_version: '2022-11-15' as const,
     timestamp: raised.timestamp ?? ctx.now().toISOString(),
     data: raised.data,
+  }
+  if (isNestedDeeperThan(envelope.data, maxJsonDepth)) {
+    throw new TypeError(`Invalid event: its data nests deeper than ${maxJsonDepth} levels`)
   }
   const bytes = encoder.encode(JSON.stringify(envelope)).byteLength
   if (bytes > webhookLimits.eventBodyBytes) {

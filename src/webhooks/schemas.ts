@@ -22,6 +22,22 @@ const receiverUrlSchema = z
     const { username, password } = new URL(url)
     return username === '' && password === ''
   }, 'must not carry credentials')
+  .refine(
+    (url) => !isLinkLocal(new URL(url).hostname),
+    'must not be a link-local address (169.254.0.0/16, fe80::/10), where cloud metadata services answer',
+  )
+
+/**
+ * Whether a URL's hostname (as `URL` normalises it, IPv6 in brackets) is a link-local address:
+ * 169.254.0.0/16, fe80::/10, or the IPv4 range mapped into IPv6.
+ */
+function isLinkLocal(hostname: string): boolean {
+  return (
+    /^169\.254\.\d+\.\d+$/.test(hostname) ||
+    /^\[fe[89ab][0-9a-f]:/i.test(hostname) ||
+    /^\[::ffff:a9fe:/i.test(hostname)
+  )
+}
 
 /**
  * A webhook endpoint to register: where to post, the signing secret (`whsec_<base64>`,
