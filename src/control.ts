@@ -18,7 +18,7 @@ import {
 import { journalQuerySchema, newestEntries } from './journal.ts'
 import type { MockCore } from './mock-core.ts'
 import { headerSecretSchema } from './options.ts'
-import { createRouteMatcher } from './routes.ts'
+import { createRouteMatcher } from './route-matcher.ts'
 import { bearerCredential } from './rules/authenticate.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { hashSecret } from './secrets.ts'
@@ -154,11 +154,6 @@ const openPaths = new Set<string>(
 )
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
-
-/** Whether a request is for the control endpoints rather than the API. */
-export function isControlRequest(request: WireRequest): boolean {
-  return request.target.startsWith('/__mock/') || pathnameOf(request.target) === '/__mock'
-}
 
 /** How the control endpoints are exposed. */
 export interface ControlOptions {

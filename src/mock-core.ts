@@ -1,32 +1,22 @@
 import { buildDataset, type Credentials, type Dataset } from '../fixtures/dataset.ts'
-import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
+import { ApiError, toErrorResponse, type WireResponse } from './errors.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
-import {
-  type CallOf,
-  type CallRequest,
-  callsIn,
-  Journal,
-  type JournalEntry,
-  type JsonValue,
-  maxJournaledBodyBytes,
-} from './journal.ts'
+import { type CallOf, type CallRequest, callsIn, Journal, type JournalEntry } from './journal.ts'
 import { type Collections, Database, type MockState, type StateChange } from './model/database.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
-import { matchRoute } from './routes.ts'
+import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { authenticate } from './rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from './rules/context.ts'
-import { deleteUser } from './rules/delete-user.ts'
-import { identifyUser } from './rules/identify.ts'
-import { redactSecrets } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
+import { siteRowOf } from './site.ts'
 import { sleep } from './time.ts'
-import { answerWebView, webViewPath } from './web-view/answer.ts'
+import { answerWebView } from './web-view/answer.ts'
 import { buildWebhookEvent } from './webhooks/build-event.ts'
 import type { RaisedWebhookEvent, WebhookEventInput } from './webhooks/schemas.ts'
 import { type WebhookControls, Webhooks } from './webhooks/webhooks.ts'
-import { parseIdentifyBody, parseJsonBytes, pathnameOf, type WireRequest } from './wire.ts'
+import { pathnameOf, type WireRequest } from './wire.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -278,50 +268,40 @@ export class MockCore {
   async #answer(
     request: WireRequest,
   ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest }> {
+    const pathname = pathnameOf(request.target)
     let delayMs = 0
-    let call: CallRequest | undefined
+    let route: ApiRoute | undefined
+    let started: RouteCall | undefined
+    let refused = false
     let response: WireResponse
     try {
-      const pathname = pathnameOf(request.target)
-      if (pathname === webViewPath) {
+      if (siteRowOf(pathname).part === 'webView') {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
         return { response, delayMs }
       }
-      const { operation, params } = matchRoute(request.method, pathname)
-      const json = operation === 'identify' ? journaledJson(request) : undefined
-      call =
-        operation === 'identify'
-          ? { operation, request: (json ?? null) as JsonValue }
-          : { operation, request: { orgId: params.orgId ?? '', id: params.id ?? '' } }
+      const matched = matchApiRoute(request.method, pathname)
+      route = matched.route
+      started = route.begin(request, matched.params)
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
-      const fault = this.#faults.take(operation)
+      const fault = this.#faults.take(route.operation)
       if (fault) {
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
       }
-      const body =
-        call.operation === 'identify'
-          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
-          : deleteUser(this.#ctx, orgId, call.request)
-      response = jsonResponse(200, body)
+      response = await started.answer(this.#ctx, orgId)
     } catch (error) {
-      // A refused identify stored nothing, so what its body carried must not outlive it either.
-      if (call?.operation === 'identify') {
-        call = { ...call, request: redactSecrets(this.#ctx, call.request) }
-      }
+      refused = true
       response = toErrorResponse(error)
     }
-    // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
-    if (call?.operation === 'identify') {
-      response = { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } }
+    if (!route || !started) return { response, delayMs }
+    const call = refused ? started.refused(this.#ctx) : started.call
+    return {
+      response: { ...response, headers: { ...response.headers, ...route.headers } },
+      delayMs,
+      call,
     }
-    return { response, delayMs, call }
   }
 }
 
-/** Identify's body parsed for the journal: `undefined` when it is not JSON or too large to keep. */
-function journaledJson(request: WireRequest): unknown {
-  const { body } = request
-  if (!body || request.bodyTooLarge || body.byteLength > maxJournaledBodyBytes) return undefined
-  return parseJsonBytes(body)
-}
+/** A call of any API route under way. */
+type RouteCall = ReturnType<ApiRoute['begin']>

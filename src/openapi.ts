@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { PathParams } from './api-route.ts'
 import {
   ApiError,
   type ApiErrorCode,
@@ -6,6 +7,7 @@ import {
   toErrorResponse,
   type WireResponse,
 } from './errors.ts'
+import { type ApiRoute, apiRoutes } from './routes.ts'
 import {
   deleteUserResponseSchema,
   errorResponseSchema,
@@ -43,6 +45,17 @@ const components = {
 } as const satisfies Record<string, readonly [z.ZodType, string]>
 
 const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` })
+
+/**
+ * A schema as the document refers to it: by its name among the components, or written out in
+ * place when it has none.
+ */
+function schemaRef(schema: z.ZodType) {
+  const named = Object.entries(components).find(([, [component]]) => component === schema)
+  if (named) return ref(named[0] as keyof typeof components)
+  const { $schema: _, ...inline } = z.toJSONSchema(schema)
+  return inline
+}
 
 function componentSchemas() {
   const registry = z.registry<{ id: string; description: string }>()
@@ -116,11 +129,71 @@ function webhook(name: 'NotificationsSentEvent' | 'UserCourseStartedEvent', summ
   }
 }
 
-const internal = errorResponse('internal', 'Server failure.')
-const forbidden = errorResponse(
-  'forbidden',
-  'Access refused: the API key belongs to another organisation.',
-)
+/** What the document says of each documented error of a route. */
+const errorDescriptions = {
+  invalidRequest: 'The body does not match IdentifyUserRequest.',
+  forbidden: 'Access refused: the API key belongs to another organisation.',
+  userNotFound: 'No user exists for the given orgId and id.',
+  internal: 'Server failure.',
+} as const satisfies { [C in ApiRoute['errors'][number]]: string }
+
+/** What the document says of each path parameter of a route. */
+const parameterDescriptions = {
+  orgId: "The caller's organisation identifier.",
+  id: "The user identifier from the caller's system, percent-encoded.",
+} as const satisfies { [N in keyof PathParams<ApiRoute['path']>]: string }
+
+/** The operation object of a route: its parameters, body and every answer it may give. */
+function operationOf(route: ApiRoute) {
+  const names = [...route.path.matchAll(/:(\w+)/g)].map(
+    (match) => match[1] as keyof typeof parameterDescriptions,
+  )
+  const documentedErrors: ReadonlyArray<keyof typeof errorDescriptions> = route.errors
+  const body = 'body' in route ? route.body : undefined
+  const { ok, ...doc } = route.doc
+  return {
+    ...doc,
+    ...(names.length > 0 && {
+      parameters: names.map((name) => ({
+        name,
+        in: 'path',
+        required: true,
+        description: parameterDescriptions[name],
+        schema: { type: 'string', minLength: 1 },
+      })),
+    }),
+    ...(body && {
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: schemaRef(body) } },
+      },
+    }),
+    responses: {
+      '200': {
+        description: ok,
+        content: { 'application/json': { schema: schemaRef(route.response) } },
+      },
+      ...Object.fromEntries(
+        documentedErrors.map((code) => [
+          apiErrors[code].status,
+          errorResponse(code, errorDescriptions[code]),
+        ]),
+      ),
+      '401': unauthorized,
+      '405': methodNotAllowed,
+    },
+  }
+}
+
+/** The document's `paths`, one operation per route, in OpenAPI's `{name}` templates. */
+function pathsOf(routes: readonly ApiRoute[]) {
+  const paths: Record<string, Record<string, ReturnType<typeof operationOf>>> = {}
+  for (const route of routes) {
+    const template = route.path.replace(/:(\w+)/g, '{$1}')
+    paths[template] = { ...paths[template], [route.method.toLowerCase()]: operationOf(route) }
+  }
+  return paths
+}
 
 /**
  * The OpenAPI 3.1 document of the API, generated from the same zod schemas the mock validates
@@ -150,66 +223,7 @@ export function createOpenApiDocument() {
       },
     ],
     security: [{ bearerAuth: [] }],
-    paths: {
-      '/api/v1/users/identify': {
-        post: {
-          operationId: 'identifyUser',
-          summary: 'Identify a user',
-          description:
-            'Creates the user on the first call for its id, otherwise applies the profile data sent; always returns a new sign-in token, for immediate use.',
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: ref('IdentifyUserRequest') } },
-          },
-          responses: {
-            '200': {
-              description: "The user's profile and a new sign-in token.",
-              content: { 'application/json': { schema: ref('IdentifyUserResponse') } },
-            },
-            '400': errorResponse('invalidRequest', 'The body does not match IdentifyUserRequest.'),
-            '401': unauthorized,
-            '403': forbidden,
-            '405': methodNotAllowed,
-            '500': internal,
-          },
-        },
-      },
-      '/api/v1/users/{orgId}/{id}': {
-        delete: {
-          operationId: 'deleteUser',
-          summary: 'Delete a user',
-          description:
-            'Permanently removes the user: account, learning progress, certificates and profile data.',
-          parameters: [
-            {
-              name: 'orgId',
-              in: 'path',
-              required: true,
-              description: "The caller's organisation identifier.",
-              schema: { type: 'string', minLength: 1 },
-            },
-            {
-              name: 'id',
-              in: 'path',
-              required: true,
-              description: "The user identifier from the caller's system, percent-encoded.",
-              schema: { type: 'string', minLength: 1 },
-            },
-          ],
-          responses: {
-            '200': {
-              description: 'The user was deleted.',
-              content: { 'application/json': { schema: ref('DeleteUserResponse') } },
-            },
-            '401': unauthorized,
-            '403': forbidden,
-            '404': errorResponse('userNotFound', 'No user exists for the given orgId and id.'),
-            '405': methodNotAllowed,
-            '500': internal,
-          },
-        },
-      },
-    },
+    paths: pathsOf(apiRoutes),
     webhooks: {
       'notifications.sent': webhook('NotificationsSentEvent', 'Notifications sent'),
       'user.course.started': webhook('UserCourseStartedEvent', 'User started a course'),

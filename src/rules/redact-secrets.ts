@@ -1,4 +1,4 @@
-import type { JsonValue } from '../journal.ts'
+import type { JsonValue } from '../journaled-body.ts'
 import { hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 
