@@ -4,8 +4,7 @@ import { methodsAt } from '../routes.ts'
 import { siteRowOf } from '../site.ts'
 import { webViewPage } from '../web-view/answer.ts'
 import { renderErrorPage } from '../web-view/page.ts'
-import { pathnameOf, type WireRequest } from '../wire.ts'
-import type { Answer } from './listener.ts'
+import { type Answer, pathnameOf, type WireRequest } from '../wire.ts'
 
 /**
  * A host name as a `Host` header or an absolute target names it (a name, an IPv4 address, or an

@@ -5,7 +5,7 @@ import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from '../e
 import type { MockCore } from '../mock-core.ts'
 import { answerOpenApi } from '../openapi.ts'
 import { siteRowOf } from '../site.ts'
-import { maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
+import { type Answer, maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 
 export interface ListenerOptions {
@@ -26,9 +26,6 @@ export interface ListenerOptions {
    */
   maxRequestsPerSocket?: number
 }
-
-/** Answers one request, never by throwing. */
-export type Answer = (request: WireRequest) => Promise<WireResponse>
 
 /**
  * The mock, its control endpoints and its OpenAPI document behind one function and the server's
