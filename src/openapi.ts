@@ -244,9 +244,6 @@ export function createOpenApiDocument() {
 
 export type OpenApiDocument = ReturnType<typeof createOpenApiDocument>
 
-/** The path the standalone server serves the document at. */
-export const openApiPath = '/openapi.json'
-
 let documentText: string | undefined
 
 /** `GET /openapi.json`: the document, built once on first request. */

@@ -1,5 +1,4 @@
 import { controlPaths } from './control-paths.ts'
-import { openApiPath } from './openapi.ts'
 import { apiPrefixes } from './routes.ts'
 import { webViewPath } from './web-view/answer.ts'
 
@@ -20,7 +19,7 @@ type SiteRow = {
  */
 export const siteRows: readonly SiteRow[] = [
   { part: 'control', path: controlPaths.root, prefix: true, by: 'server' },
-  { part: 'openapi', path: openApiPath, by: 'server' },
+  { part: 'openapi', path: '/openapi.json', by: 'server' },
   ...apiPrefixes.map((path) => ({ part: 'api', path, prefix: true, by: 'dispatch' }) as const),
   { part: 'webView', path: webViewPath, by: 'dispatch' },
 ]
