@@ -56,6 +56,8 @@ export interface RouteCall<O extends string, A> {
   refused(ctx: RuleContext): { operation: O; request: A }
   /** The rule's answer, 200; its errors are thrown. */
   answer(ctx: RuleContext, orgId: string): Promise<WireResponse>
+  /** `response` with the route's `headers`: what every answer of the route carries. */
+  withHeaders(response: WireResponse): WireResponse
 }
 
 /**
@@ -94,6 +96,10 @@ export function apiRoute<
         >
         return jsonResponse(200, await spec.run(ctx, orgId, input))
       },
+      withHeaders: (response) => ({
+        ...response,
+        headers: { ...response.headers, ...spec.headers },
+      }),
     }
   }
   return { ...spec, begin }

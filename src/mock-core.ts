@@ -270,18 +270,16 @@ export class MockCore {
   ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest }> {
     const pathname = pathnameOf(request.target)
     let delayMs = 0
-    let route: ApiRoute | undefined
     let started: RouteCall | undefined
-    let refused = false
     let response: WireResponse
+    let call: CallRequest | undefined
     try {
       if (siteRowOf(pathname).part === 'webView') {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
         return { response, delayMs }
       }
-      const matched = matchApiRoute(request.method, pathname)
-      route = matched.route
-      started = route.begin(request, matched.params)
+      const { route, params } = matchApiRoute(request.method, pathname)
+      started = route.begin(request, params)
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
       const fault = this.#faults.take(route.operation)
       if (fault) {
@@ -289,17 +287,13 @@ export class MockCore {
         throw new ApiError(fault.code)
       }
       response = await started.answer(this.#ctx, orgId)
+      call = started.call
     } catch (error) {
-      refused = true
       response = toErrorResponse(error)
+      call = started?.refused(this.#ctx)
     }
-    if (!route || !started) return { response, delayMs }
-    const call = refused ? started.refused(this.#ctx) : started.call
-    return {
-      response: { ...response, headers: { ...response.headers, ...route.headers } },
-      delayMs,
-      call,
-    }
+    if (!started) return { response, delayMs }
+    return { response: started.withHeaders(response), delayMs, call }
   }
 }
 
