@@ -4,7 +4,12 @@ import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'
 
-/** The documented errors of each operation, read from its route: the only answers a forced fault may take. */
+/**
+ * The documented errors of each operation, read from its route: the only answers a forced fault
+ * may take.
+ *
+ * @example operationErrors.delete // ['forbidden', 'userNotFound', 'internal']
+ */
 export const operationErrors = Object.fromEntries(
   apiRoutes.map(({ operation, errors }) => [operation, errors]),
 ) as { [R in ApiRoute as R['operation']]: R['errors'] }
