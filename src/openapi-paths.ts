@@ -34,11 +34,18 @@ const errorDescriptions = {
   internal: 'Server failure.',
 } as const satisfies { [C in ApiRoute['errors'][number]]: string }
 
+/** The name of every path parameter of every route. */
+type ParameterName = ApiRoute['path'] extends infer P
+  ? P extends string
+    ? keyof PathParams<P>
+    : never
+  : never
+
 /** What the document says of each path parameter of a route. */
 const parameterDescriptions = {
   orgId: "The caller's organisation identifier.",
   id: "The user identifier from the caller's system, percent-encoded.",
-} as const satisfies { [N in keyof PathParams<ApiRoute['path']>]: string }
+} as const satisfies Record<ParameterName, string>
 
 /** The operation object of a route: its parameters, body and every answer it may give. */
 function operationOf(route: ApiRoute) {
