@@ -1,7 +1,7 @@
 import { type HttpHandler, http } from 'msw'
 import { toFetchResponse } from '../src/fetch-adapter.ts'
 import type { MockCore } from '../src/mock-core.ts'
-import { webViewPath } from '../src/web-view/answer.ts'
+import { siteRows } from '../src/site.ts'
 
 export interface HandlerOptions {
   /** Pins the handlers to one origin and path prefix, e.g. `https://api.example.test`. */
@@ -9,8 +9,8 @@ export interface HandlerOptions {
 }
 
 /**
- * The MSW request handlers of a mock: everything under `/api/` (and the web view), answered by
- * the mock's one transport-free `dispatch`. By default they match any origin.
+ * The MSW request handlers of a mock: every path of the site its one transport-free `dispatch`
+ * answers (everything under `/api/`, and the web view). By default they match any origin.
  *
  * @example
  * const server = setupServer(...createHandlers(core, { baseUrl: 'https://api.example.test' }))
@@ -19,5 +19,7 @@ export function createHandlers(core: MockCore, options: HandlerOptions = {}): Ht
   const base = options.baseUrl ? options.baseUrl.replace(/\/+$/, '') : '*'
   const respond = async ({ request }: { request: Request }) =>
     toFetchResponse(await core.dispatch(request))
-  return [http.all(`${base}/api/*`, respond), http.all(`${base}${webViewPath}`, respond)]
+  return siteRows
+    .filter(({ by }) => by === 'dispatch')
+    .map(({ path, prefix }) => http.all(`${base}${path}${prefix ? '/*' : ''}`, respond))
 }

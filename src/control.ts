@@ -18,12 +18,12 @@ import {
 import { journalQuerySchema, newestEntries } from './journal.ts'
 import type { MockCore } from './mock-core.ts'
 import { headerSecretSchema } from './options.ts'
-import { createRouteMatcher } from './routes.ts'
+import { createRouteMatcher } from './route-matcher.ts'
 import { bearerCredential } from './rules/authenticate.ts'
 import { deleteUser } from './rules/delete-user.ts'
 import { hashSecret } from './secrets.ts'
 import type { WebhookEndpointInput, WebhookEventInput } from './webhooks/schemas.ts'
-import { mediaTypeOf, pathnameOf, type WireRequest } from './wire.ts'
+import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from './wire.ts'
 
 type Run = (
   core: MockCore,
@@ -155,11 +155,6 @@ const openPaths = new Set<string>(
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
-/** Whether a request is for the control endpoints rather than the API. */
-export function isControlRequest(request: WireRequest): boolean {
-  return request.target.startsWith('/__mock/') || pathnameOf(request.target) === '/__mock'
-}
-
 /** How the control endpoints are exposed. */
 export interface ControlOptions {
   /** `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist. */
@@ -171,9 +166,6 @@ export interface ControlOptions {
   token?: string
 }
 
-/** Answers a request to `/__mock/…`. */
-export type ControlHandler = (request: WireRequest) => Promise<WireResponse>
-
 /**
  * The control endpoints of `core` (reset, faults, state, requests, health, and the inspector
  * page with the data it reads), as `options` expose them. The token is kept only as its hash. Bad input gets an `{code, message}` body like the
@@ -183,7 +175,7 @@ export type ControlHandler = (request: WireRequest) => Promise<WireResponse>
  * const control = createControlHandler(core, { token: 'let-me-in' })
  * await control({ method: 'POST', target: '/__mock/reset', headers, body: null })
  */
-export function createControlHandler(core: MockCore, options: ControlOptions = {}): ControlHandler {
+export function createControlHandler(core: MockCore, options: ControlOptions = {}): Answer {
   const { enabled = true, token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {

@@ -1,13 +1,20 @@
 import { z } from 'zod'
 import { type ApiErrorCode, apiErrors, describeIssues } from './errors.ts'
+import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
-/** The documented errors of each operation: the only answers a forced fault may take. */
-export const operationErrors = {
-  identify: ['invalidRequest', 'forbidden', 'internal'],
-  delete: ['forbidden', 'userNotFound', 'internal'],
-} as const satisfies Record<string, readonly ApiErrorCode[]>
+export type { Operation } from './routes.ts'
 
-export type Operation = keyof typeof operationErrors
+/**
+ * The documented errors of each operation, read from its route: the only answers a forced fault
+ * may take.
+ *
+ * @example operationErrors.delete // ['forbidden', 'userNotFound', 'internal']
+ */
+export const operationErrors = Object.fromEntries(
+  apiRoutes.map(({ operation, errors }) => [operation, errors]),
+) as { [R in ApiRoute as R['operation']]: R['errors'] }
+
+const operations = apiRoutes.map(({ operation }) => operation) as [Operation, ...Operation[]]
 
 /**
  * The statuses a forced fault of `operation` may take.
@@ -15,7 +22,7 @@ export type Operation = keyof typeof operationErrors
  * @example statusesOf('delete') // [403, 404, 500]
  */
 export const statusesOf = (operation: Operation): number[] =>
-  operationErrors[operation].map((code) => apiErrors[code].status)
+  operationErrors[operation].map((code: ApiErrorCode) => apiErrors[code].status)
 
 /**
  * A forced fault, as `failNext` and `POST /__mock/faults` take it.
@@ -24,7 +31,7 @@ export const statusesOf = (operation: Operation): number[] =>
  */
 export const faultSchema = z
   .strictObject({
-    operation: z.enum(['identify', 'delete']),
+    operation: z.enum(operations),
     status: z.int(),
     count: z.int().min(1).default(1),
     delayMs: z.int().min(0).max(600_000).default(0),
@@ -61,7 +68,7 @@ interface QueuedFault {
 
 /** Forced faults, queued per operation in the order given. */
 export class FaultQueue {
-  #queues: Record<Operation, QueuedFault[]> = { identify: [], delete: [] }
+  readonly #queues = new Map<Operation, QueuedFault[]>()
 
   /** Throws a `TypeError` that says what is wrong with a fault that is not allowed. */
   add(fault: Fault): void {
@@ -69,18 +76,23 @@ export class FaultQueue {
     if (!parsed.success)
       throw new TypeError(`Invalid fault: ${describeIssues(parsed.error.issues)}`)
     const { operation, status, count, delayMs } = parsed.data
-    if (this.#queues.identify.length + this.#queues.delete.length >= maxQueuedFaults) {
+    const queued = [...this.#queues.values()].reduce((sum, queue) => sum + queue.length, 0)
+    if (queued >= maxQueuedFaults) {
       throw new TypeError(
         `Invalid fault: at most ${maxQueuedFaults} faults may be queued at once: reset, or let queued ones be taken first`,
       )
     }
-    const code = operationErrors[operation].find((c) => apiErrors[c].status === status)
-    if (code) this.#queues[operation].push({ code, remaining: count, delayMs })
+    const errors: readonly ApiErrorCode[] = operationErrors[operation]
+    const code = errors.find((c) => apiErrors[c].status === status)
+    if (!code) return
+    const queue = this.#queues.get(operation) ?? []
+    queue.push({ code, remaining: count, delayMs })
+    this.#queues.set(operation, queue)
   }
 
   /** The next fault of `operation`, consumed; `undefined` when none is queued. */
   take(operation: Operation): { code: ApiErrorCode; delayMs: number } | undefined {
-    const queue = this.#queues[operation]
+    const queue = this.#queues.get(operation) ?? []
     const next = queue[0]
     if (!next) return undefined
     if (--next.remaining === 0) queue.shift()
@@ -89,8 +101,8 @@ export class FaultQueue {
 
   /** The faults still queued, in the order they will be taken, each operation's in turn. */
   list(): QueuedFaultView[] {
-    return (Object.keys(this.#queues) as Operation[]).flatMap((operation) =>
-      this.#queues[operation].map(({ code, remaining, delayMs }) => ({
+    return operations.flatMap((operation) =>
+      (this.#queues.get(operation) ?? []).map(({ code, remaining, delayMs }) => ({
         operation,
         status: apiErrors[code].status,
         remaining,
@@ -100,6 +112,6 @@ export class FaultQueue {
   }
 
   clear(): void {
-    this.#queues = { identify: [], delete: [] }
+    this.#queues.clear()
   }
 }

@@ -1,32 +1,14 @@
 import { z } from 'zod'
-import type { Operation } from './faults.ts'
+import type { ApiCall, Operation } from './routes.ts'
+
+export { type JsonValue, maxJournaledBodyBytes } from './journaled-body.ts'
 
 /**
- * The largest identify body the journal keeps, parsed, in bytes: a larger one (the API takes up
- * to 1 MiB) is journaled with `request: null`, so that a full journal of `journalSize` entries
- * holds at most `journalSize` × 16 KiB of request bodies.
- *
- * @example if (body.byteLength <= maxJournaledBodyBytes) entry.request = parseJsonBytes(body)
+ * What an API call asked, by operation, as its route reads it: identify's body as parsed JSON
+ * (`null` when it was not JSON or was larger than `maxJournaledBodyBytes`), delete's path
+ * parameters.
  */
-export const maxJournaledBodyBytes = 16 * 1024
-
-/** A JSON value, as `JSON.parse` gives it. */
-export type JsonValue =
-  | string
-  | number
-  | boolean
-  | null
-  | JsonValue[]
-  | { [key: string]: JsonValue }
-
-/**
- * What an API call asked, by operation: identify's body as parsed JSON (`null` when it was not
- * JSON or was larger than {@link maxJournaledBodyBytes}), delete's path parameters.
- */
-interface AskedBy {
-  identify: JsonValue
-  delete: { orgId: string; id: string }
-}
+type AskedBy = { [C in ApiCall as C['operation']]: C['request'] }
 
 /** An operation and what its call asked. */
 export type CallRequest = { [O in Operation]: { operation: O; request: AskedBy[O] } }[Operation]

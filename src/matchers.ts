@@ -45,7 +45,8 @@ export interface MatcherResult {
 /** The calls listed in a failure message at most; the oldest beyond it are counted. */
 const listedCalls = 20
 
-const verbs: Record<Operation, string> = { identify: 'identified', delete: 'deleted' }
+/** The operations a matcher checks, with the past tense its failure message uses. */
+const verbs = { identify: 'identified', delete: 'deleted' } as const
 
 /**
  * Matchers for `expect.extend(matchers)` (vitest and jest) over a mock's calls: `toHaveIdentified`
@@ -84,7 +85,7 @@ interface CallSource {
 function matchCalls(
   host: MatcherHost,
   received: unknown,
-  operation: Operation,
+  operation: keyof typeof verbs,
   expected: unknown,
   options: CallExpectation = {},
 ): MatcherResult {

@@ -1,32 +1,23 @@
 import type { Credentials, Dataset, Seed } from './dataset.ts'
-import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from './errors.ts'
+import { ApiError, toErrorResponse, type WireResponse } from './errors.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
-import {
-  type CallOf,
-  type CallRequest,
-  callsIn,
-  Journal,
-  type JournalEntry,
-  type JsonValue,
-  maxJournaledBodyBytes,
-} from './journal.ts'
+import { type CallOf, type CallRequest, callsIn, Journal, type JournalEntry } from './journal.ts'
 import { type Collections, Database, type MockState, type StateChange } from './model/database.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from './options.ts'
-import { matchRoute } from './routes.ts'
+import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { authenticate } from './rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from './rules/context.ts'
-import { deleteUser } from './rules/delete-user.ts'
-import { identifyUser } from './rules/identify.ts'
 import { redactCall, redactPath } from './rules/redact-secrets.ts'
 import { type RedeemResult, redeemSignInToken } from './rules/sign-in-tokens.ts'
 import { formatTimestamp } from './rules/timestamps.ts'
+import { siteRowOf } from './site.ts'
 import { sleep } from './time.ts'
-import { answerWebView, webViewPath } from './web-view/answer.ts'
+import { answerWebView } from './web-view/answer.ts'
 import { buildWebhookEvent } from './webhooks/build-event.ts'
 import type { RaisedWebhookEvent, WebhookEventInput } from './webhooks/schemas.ts'
 import { type WebhookControls, Webhooks } from './webhooks/webhooks.ts'
-import { parseIdentifyBody, parseJsonBytes, pathnameOf, type WireRequest } from './wire.ts'
+import { pathnameOf, type WireRequest } from './wire.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -276,57 +267,36 @@ export class MockCore {
   async #answer(
     request: WireRequest,
   ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest; path: string }> {
+    const pathname = pathnameOf(request.target)
     let delayMs = 0
-    let call: CallRequest | undefined
+    let started: RouteCall | undefined
     let response: WireResponse
     let answered = false
-    const pathname = pathnameOf(request.target)
-    let path = pathname
     try {
-      if (pathname === webViewPath) {
+      if (siteRowOf(pathname).part === 'webView') {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
-        return { response, delayMs, path }
+        return { response, delayMs, path: pathname }
       }
-      const { operation, params } = matchRoute(request.method, pathname)
-      const json = operation === 'identify' ? journaledJson(request) : undefined
-      call =
-        operation === 'identify'
-          ? { operation, request: (json ?? null) as JsonValue }
-          : { operation, request: { orgId: params.orgId ?? '', id: params.id ?? '' } }
+      const { route, params } = matchApiRoute(request.method, pathname)
+      started = route.begin(request, params)
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
-      const fault = this.#faults.take(operation)
+      const fault = this.#faults.take(route.operation)
       if (fault) {
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
       }
-      const body =
-        call.operation === 'identify'
-          ? await identifyUser(this.#ctx, orgId, parseIdentifyBody(request, json))
-          : deleteUser(this.#ctx, orgId, call.request)
-      response = jsonResponse(200, body)
+      response = await started.answer(this.#ctx, orgId)
       answered = true
     } catch (error) {
       response = toErrorResponse(error)
     }
     // The journal never holds a secret, whatever the answer: not in the request, not in the path.
-    if (call) {
-      const shown = redactCall(this.#ctx, call, answered)
-      if (shown.operation === 'delete' && shown !== call) path = redactPath(this.#ctx, pathname)
-      call = shown
-    } else {
-      path = redactPath(this.#ctx, pathname)
-    }
-    // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
-    if (call?.operation === 'identify') {
-      response = { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } }
-    }
-    return { response, delayMs, call, path }
+    if (!started) return { response, delayMs, path: redactPath(this.#ctx, pathname) }
+    const call = redactCall(this.#ctx, started.call, answered)
+    const path = call === started.call ? pathname : redactPath(this.#ctx, pathname)
+    return { response: started.withHeaders(response), delayMs, call, path }
   }
 }
 
-/** Identify's body parsed for the journal: `undefined` when it is not JSON or too large to keep. */
-function journaledJson(request: WireRequest): unknown {
-  const { body } = request
-  if (!body || request.bodyTooLarge || body.byteLength > maxJournaledBodyBytes) return undefined
-  return parseJsonBytes(body)
-}
+/** A call of any API route under way. */
+type RouteCall = ReturnType<ApiRoute['begin']>

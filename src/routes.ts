@@ -1,72 +1,87 @@
-import { ApiError } from './errors.ts'
-import type { Operation } from './faults.ts'
-import { allowHeader } from './wire.ts'
-
-/** The API's route table: the only place that knows its paths. */
-export const apiRoutes = [
-  { method: 'POST', path: '/api/v1/users/identify', operation: 'identify' },
-  { method: 'DELETE', path: '/api/v1/users/:orgId/:id', operation: 'delete' },
-] as const satisfies ReadonlyArray<{ method: string; path: string; operation: Operation }>
-
-export interface RouteMatch {
-  operation: Operation
-  params: Record<string, string>
-}
-
-/** A route of a table: a method and a path whose `:name` segments are parameters. */
-export interface Route {
-  readonly method: string
-  readonly path: string
-}
+import { apiRoute } from './api-route.ts'
+import { createRouteMatcher } from './route-matcher.ts'
+import { deleteUser } from './rules/delete-user.ts'
+import { identifyUser } from './rules/identify.ts'
+import {
+  deleteUserResponseSchema,
+  identifyUserRequestSchema,
+  identifyUserResponseSchema,
+} from './schemas.ts'
 
 /**
- * The matcher of a route table: the route of `method` and `pathname` (as sent, still
- * percent-encoded) and its parameters, percent-decoded once. A path no route has, an empty
- * parameter or one that is not valid percent-encoding is a 404 `Not found`; a known path with
- * another method is a 405 with `Allow` (`HEAD` wherever `GET` is). `HEAD` is answered by the `GET`
- * route of its path. The first route that matches wins; `methodsAt` lists a path's methods.
- *
- * @example
- * const match = createRouteMatcher([{ method: 'DELETE', path: '/things/:id' }])
- * match('DELETE', '/things/a%2Fb') // { route, params: { id: 'a/b' } }
+ * The API's route table: the only place that knows its routes. Matching, 404/405 and `Allow`,
+ * the operations and their fault statuses, the journal's calls, the MSW handlers and the
+ * OpenAPI paths are all read from it.
  */
-export function createRouteMatcher<R extends Route>(table: readonly R[]) {
-  const compiled = table.map((route) => ({ route, segments: route.path.split('/') }))
-  const routesAt = (pathname: string) => {
-    const segments = pathname.split('/')
-    return compiled.flatMap(({ route, segments: pattern }) => {
-      const params = matchSegments(pattern, segments)
-      return params ? [{ route, params }] : []
-    })
-  }
-  const methodsAt = (pathname: string) => [
-    ...new Set(routesAt(pathname).map(({ route }) => route.method)),
-  ]
-  const match = (
-    method: string,
-    pathname: string,
-  ): { route: R; params: Record<string, string> } => {
-    const found = routesAt(pathname)
-    const exact = found.find(({ route }) => route.method === method)
-    const asGet = method === 'HEAD' ? found.find(({ route }) => route.method === 'GET') : undefined
-    const hit = exact ?? asGet
-    if (hit) return hit
-    if (found.length > 0) {
-      throw new ApiError('methodNotAllowed', { allow: allowHeader(methodsAt(pathname)) })
-    }
-    throw new ApiError('notFound')
-  }
-  return Object.assign(match, { methodsAt })
-}
+export const apiRoutes = [
+  apiRoute({
+    method: 'POST',
+    path: '/api/v1/users/identify',
+    operation: 'identify',
+    body: identifyUserRequestSchema,
+    response: identifyUserResponseSchema,
+    errors: ['invalidRequest', 'forbidden', 'internal'],
+    run: identifyUser,
+    // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
+    headers: { 'cache-control': 'no-store' },
+    doc: {
+      operationId: 'identifyUser',
+      summary: 'Identify a user',
+      description:
+        'Creates the user on the first call for its id, otherwise applies the profile data sent; always returns a new sign-in token, for immediate use.',
+      ok: "The user's profile and a new sign-in token.",
+    },
+  }),
+  apiRoute({
+    method: 'DELETE',
+    path: '/api/v1/users/:orgId/:id',
+    operation: 'delete',
+    response: deleteUserResponseSchema,
+    errors: ['forbidden', 'userNotFound', 'internal'],
+    run: deleteUser,
+    doc: {
+      operationId: 'deleteUser',
+      summary: 'Delete a user',
+      description:
+        'Permanently removes the user: account, learning progress, certificates and profile data.',
+      ok: 'The user was deleted.',
+    },
+  }),
+] as const
 
-const matchApiRoute = createRouteMatcher(apiRoutes)
+/** A row of {@link apiRoutes}. */
+export type ApiRoute = (typeof apiRoutes)[number]
+
+/** The API's operations, by name. */
+export type Operation = ApiRoute['operation']
+
+/** An API call as the journal keeps it: an operation and what it asked. */
+export type ApiCall = ReturnType<ApiRoute['begin']>['call']
 
 /**
- * The API route of `method` and `pathname`, as {@link createRouteMatcher} matches it.
+ * The first segment of every API path, with a slash: the MSW handlers answer everything below it.
+ *
+ * @example apiPrefixes // ['/api']
+ */
+export const apiPrefixes = [...new Set(apiRoutes.map(({ path }) => `/${path.split('/')[1]}`))]
+
+/**
+ * The API route of `method` and `pathname` and its parameters, as `createRouteMatcher` matches
+ * them: a 404 or 405 `ApiError` otherwise.
+ *
+ * @example matchApiRoute('DELETE', '/api/v1/users/org-1/u-1').route.operation // 'delete'
+ */
+export const matchApiRoute = createRouteMatcher<ApiRoute>(apiRoutes)
+
+/**
+ * The operation of `method` and `pathname` and its parameters, percent-decoded once.
  *
  * @example matchRoute('DELETE', '/api/v1/users/org-1/a%2Fb') // params: { orgId: 'org-1', id: 'a/b' }
  */
-export function matchRoute(method: string, pathname: string): RouteMatch {
+export function matchRoute(
+  method: string,
+  pathname: string,
+): { operation: Operation; params: Record<string, string> } {
   const { route, params } = matchApiRoute(method, pathname)
   return { operation: route.operation, params }
 }
@@ -78,29 +93,4 @@ export function matchRoute(method: string, pathname: string): RouteMatch {
  */
 export function methodsAt(pathname: string): string[] {
   return matchApiRoute.methodsAt(pathname)
-}
-
-function matchSegments(pattern: readonly string[], segments: readonly string[]) {
-  if (pattern.length !== segments.length) return undefined
-  const params: Record<string, string> = {}
-  for (let i = 0; i < pattern.length; i++) {
-    const expected = pattern[i] as string
-    const actual = segments[i] as string
-    if (!expected.startsWith(':')) {
-      if (expected !== actual) return undefined
-      continue
-    }
-    const value = decodeSegment(actual)
-    if (!value) return undefined
-    params[expected.slice(1)] = value
-  }
-  return params
-}
-
-function decodeSegment(segment: string): string | undefined {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return undefined
-  }
 }

@@ -1,5 +1,8 @@
-import { ApiError } from './errors.ts'
-import { type IdentifyUserRequest, identifyUserRequestSchema } from './schemas.ts'
+import type { z } from 'zod'
+import { ApiError, type WireResponse } from './errors.ts'
+
+/** Answers one request, never by throwing: what every part of the site and the front door are. */
+export type Answer = (request: WireRequest) => Promise<WireResponse>
 
 /** The largest request body the API accepts, in bytes. */
 export const maxBodyBytes = 1024 * 1024
@@ -35,11 +38,17 @@ export function parseJsonBytes(bytes: Uint8Array): unknown {
 }
 
 /**
- * The identify body: JSON (`Content-Type: application/json`, parameters allowed), at most 1 MiB,
- * valid UTF-8, matching `IdentifyUserRequest`. Anything else is a 400. `json` is the body
- * already parsed by {@link parseJsonBytes}, when the caller has it.
+ * A JSON body read with `schema`: `Content-Type: application/json` (parameters allowed), at most
+ * 1 MiB, valid UTF-8, matching the schema. Anything else is a 400 `Invalid request parameters`.
+ * `json` is the body already parsed by {@link parseJsonBytes}, when the caller has it.
+ *
+ * @example parseJsonBody(request, identifyUserRequestSchema) // { id: 'u-1', orgId: 'org-1' }
  */
-export function parseIdentifyBody(request: WireRequest, json?: unknown): IdentifyUserRequest {
+export function parseJsonBody<S extends z.ZodType>(
+  request: WireRequest,
+  schema: S,
+  json?: unknown,
+): z.output<S> {
   const { body } = request
   if (mediaTypeOf(request) !== 'application/json' || !body || request.bodyTooLarge) {
     throw new ApiError('invalidRequest')
@@ -47,7 +56,7 @@ export function parseIdentifyBody(request: WireRequest, json?: unknown): Identif
   if (body.byteLength > maxBodyBytes) throw new ApiError('invalidRequest')
   const value = json ?? parseJsonBytes(body)
   if (value === undefined) throw new ApiError('invalidRequest')
-  const parsed = identifyUserRequestSchema.safeParse(value)
+  const parsed = schema.safeParse(value)
   if (!parsed.success) throw new ApiError('invalidRequest')
   return parsed.data
 }

@@ -1,4 +1,5 @@
-import type { CallRequest, JsonValue } from '../journal.ts'
+import type { CallRequest } from '../journal.ts'
+import type { JsonValue } from '../journaled-body.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
 import { hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'

@@ -1,10 +1,10 @@
 import { z } from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
 import { methodsAt } from '../routes.ts'
-import { webViewPage, webViewPath } from '../web-view/answer.ts'
+import { siteRowOf } from '../site.ts'
+import { webViewPage } from '../web-view/answer.ts'
 import { renderErrorPage } from '../web-view/page.ts'
-import { pathnameOf, type WireRequest } from '../wire.ts'
-import type { Answer } from './listener.ts'
+import { type Answer, pathnameOf, type WireRequest } from '../wire.ts'
 
 /**
  * A host name as a `Host` header or an absolute target names it (a name, an IPv4 address, or an
@@ -106,10 +106,8 @@ export function guardAnswer(answer: Answer, policy: FrontDoorPolicy): Answer {
     if (!admits(hostnameOf(authority))) return forbidden(request)
     const origin = request.headers.get('origin')
     const cors = origin !== null && policy.cors.includes(origin) ? origin : undefined
-    const apiMethods =
-      cors && pathnameOf(request.target).startsWith('/api/')
-        ? methodsAt(pathnameOf(request.target))
-        : []
+    // Only the API's routes have methods here: CORS is never answered for another part.
+    const apiMethods = cors ? methodsAt(pathnameOf(request.target)) : []
     if (cors && apiMethods.length > 0 && isPreflight(request)) {
       return {
         status: 204,
@@ -153,7 +151,7 @@ function isPreflight(request: WireRequest): boolean {
 
 /** 403 `Forbidden`: an HTML page for the web view, JSON everywhere else. */
 function forbidden(request: WireRequest): WireResponse {
-  if (pathnameOf(request.target) === webViewPath) {
+  if (siteRowOf(pathnameOf(request.target)).part === 'webView') {
     return webViewPage(403, (nonce) => renderErrorPage('Forbidden', nonce))
   }
   return toErrorResponse(new ApiError('forbidden'))

@@ -1,10 +1,11 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { type ControlOptions, createControlHandler, isControlRequest } from '../control.ts'
+import { type ControlOptions, createControlHandler } from '../control.ts'
 import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from '../errors.ts'
 import type { MockCore } from '../mock-core.ts'
-import { answerOpenApi, openApiPath } from '../openapi.ts'
-import { maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
+import { answerOpenApi } from '../openapi.ts'
+import { siteRowOf } from '../site.ts'
+import { type Answer, maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 
 export interface ListenerOptions {
@@ -26,20 +27,19 @@ export interface ListenerOptions {
   maxRequestsPerSocket?: number
 }
 
-/** Answers one request, never by throwing. */
-export type Answer = (request: WireRequest) => Promise<WireResponse>
-
 /**
  * The mock, its control endpoints and its OpenAPI document behind one function and the server's
  * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them.
  */
 export function createAnswer(core: MockCore, options: ListenerOptions = {}): Answer {
-  const control = createControlHandler(core, options.control)
+  const served = {
+    control: createControlHandler(core, options.control),
+    openapi: async (request: WireRequest) => answerOpenApi(request.method),
+  }
   const { frontDoor = { allowedHosts: [], cors: [], loopbackOnly: true } } = options
   const guarded = guardAnswer(async (request) => {
-    if (isControlRequest(request)) return await control(request)
-    if (pathnameOf(request.target) === openApiPath) return answerOpenApi(request.method)
-    return await core.dispatch(request)
+    const row = siteRowOf(pathnameOf(request.target))
+    return row.by === 'dispatch' ? await core.dispatch(request) : await served[row.part](request)
   }, frontDoor)
   return async (request) => {
     try {

@@ -1,0 +1,98 @@
+import type { z } from 'zod'
+import { type ApiErrorCode, jsonResponse, type WireResponse } from './errors.ts'
+import { type JsonValue, journaledBody } from './journaled-body.ts'
+import type { RuleContext } from './rules/context.ts'
+import { parseJsonBody, type WireRequest } from './wire.ts'
+
+/**
+ * The parameters of a path template, percent-decoded.
+ *
+ * @example const params: PathParams<'/users/:orgId/:id'> = { orgId: 'org-1', id: 'u-1' }
+ */
+export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? { [K in Name | keyof PathParams<`/${Rest}`>]: string }
+  : P extends `${string}:${infer Name}`
+    ? { [K in Name]: string }
+    : Record<never, string>
+
+/** What a route's rule is given: its JSON body, read with its `body` schema, or its path parameters. */
+type InputOf<P extends string, B> = B extends z.ZodType ? z.output<B> : PathParams<P>
+
+/** What the journal keeps of a call: its JSON body (see {@link journaledBody}), or its path parameters. */
+type AskedOf<P extends string, B> = B extends z.ZodType ? JsonValue : PathParams<P>
+
+/** One route of the API, as its row in the route table declares it. */
+export interface ApiRouteSpec<
+  O extends string,
+  P extends string,
+  B extends z.ZodType | undefined,
+  R,
+  E extends readonly ApiErrorCode[],
+> {
+  method: 'GET' | 'POST' | 'DELETE'
+  /** The path template: `:name` segments are parameters. */
+  path: P
+  operation: O
+  /** The JSON body's schema, for a route that takes one. */
+  body?: B
+  /** The 200 body's schema. */
+  response: z.ZodType<R>
+  /** The errors the API description lists for it: the only statuses a forced fault may take. */
+  errors: E
+  /** The rule: runs once the caller is authenticated as `orgId` and the request is read. */
+  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => R | Promise<R>
+  /** Headers of every answer of the route, whatever its status. */
+  headers?: Record<string, string>
+  /** What the OpenAPI document says of it. */
+  doc: { operationId: string; summary: string; description: string; ok: string }
+}
+
+/** A call of a route under way: what it asked, and its answer once authenticated. */
+export interface RouteCall<O extends string, A> {
+  /** What the call asked, before the journal redacts it (see `redactCall`). */
+  call: { operation: O; request: A }
+  /** The rule's answer, 200; its errors are thrown. */
+  answer(ctx: RuleContext, orgId: string): Promise<WireResponse>
+  /** `response` with the route's `headers`: what every answer of the route carries. */
+  withHeaders(response: WireResponse): WireResponse
+}
+
+/**
+ * A row of the API's route table: the spec, and `begin`, which reads a matched request the way
+ * the spec says (its body or its path parameters) and runs the spec's rule on it.
+ *
+ * @example
+ * apiRoute({ method: 'DELETE', path: '/api/v1/users/:orgId/:id', operation: 'delete', run: deleteUser, … })
+ */
+export function apiRoute<
+  const O extends string,
+  const P extends string,
+  const E extends readonly ApiErrorCode[],
+  R,
+  B extends z.ZodType | undefined = undefined,
+>(spec: ApiRouteSpec<O, P, B, R, E>) {
+  const begin = (
+    request: WireRequest,
+    params: Record<string, string>,
+  ): RouteCall<O, AskedOf<P, B>> => {
+    const { body, operation } = spec
+    // The matcher gives every parameter of the template, so `params` is the route's PathParams.
+    const asked = (body ? journaledBody(request) : params) as AskedOf<P, B>
+    const call = { operation, request: asked }
+    return {
+      call,
+      answer: async (ctx, orgId) => {
+        const input = (body ? parseJsonBody(request, body, asked ?? undefined) : asked) as InputOf<
+          P,
+          B
+        >
+        return jsonResponse(200, await spec.run(ctx, orgId, input))
+      },
+      withHeaders: (response) => ({
+        ...response,
+        headers: { ...response.headers, ...spec.headers },
+      }),
+    }
+  }
+  return { ...spec, begin }
+}

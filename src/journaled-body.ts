@@ -1,0 +1,31 @@
+import { parseJsonBytes, type WireRequest } from './wire.ts'
+
+/** A JSON value, as `JSON.parse` gives it. */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue }
+
+/**
+ * The largest request body the journal keeps, parsed, in bytes: a larger one (the API takes up
+ * to 1 MiB) is journaled with `request: null`, so that a full journal of `journalSize` entries
+ * holds at most `journalSize` × 16 KiB of request bodies.
+ *
+ * @example if (body.byteLength <= maxJournaledBodyBytes) entry.request = parseJsonBytes(body)
+ */
+export const maxJournaledBodyBytes = 16 * 1024
+
+/**
+ * A request's body as the journal keeps it: its JSON value, `null` when it is not JSON or is
+ * larger than {@link maxJournaledBodyBytes}.
+ *
+ * @example journaledBody(request) // { id: 'u-1', orgId: 'org-1' }
+ */
+export function journaledBody(request: WireRequest): JsonValue {
+  const { body } = request
+  if (!body || request.bodyTooLarge || body.byteLength > maxJournaledBodyBytes) return null
+  return (parseJsonBytes(body) ?? null) as JsonValue
+}

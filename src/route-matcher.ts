@@ -1,0 +1,73 @@
+import { ApiError } from './errors.ts'
+import { allowHeader } from './wire.ts'
+
+/** A route of a table: a method and a path whose `:name` segments are parameters. */
+export interface Route {
+  readonly method: string
+  readonly path: string
+}
+
+/**
+ * The matcher of a route table: the route of `method` and `pathname` (as sent, still
+ * percent-encoded) and its parameters, percent-decoded once. A path no route has, an empty
+ * parameter or one that is not valid percent-encoding is a 404 `Not found`; a known path with
+ * another method is a 405 with `Allow` (`HEAD` wherever `GET` is). `HEAD` is answered by the `GET`
+ * route of its path. The first route that matches wins; `methodsAt` lists a path's methods.
+ *
+ * @example
+ * const match = createRouteMatcher([{ method: 'DELETE', path: '/things/:id' }])
+ * match('DELETE', '/things/a%2Fb') // { route, params: { id: 'a/b' } }
+ */
+export function createRouteMatcher<R extends Route>(table: readonly R[]) {
+  const compiled = table.map((route) => ({ route, segments: route.path.split('/') }))
+  const routesAt = (pathname: string) => {
+    const segments = pathname.split('/')
+    return compiled.flatMap(({ route, segments: pattern }) => {
+      const params = matchSegments(pattern, segments)
+      return params ? [{ route, params }] : []
+    })
+  }
+  const methodsAt = (pathname: string) => [
+    ...new Set(routesAt(pathname).map(({ route }) => route.method)),
+  ]
+  const match = (
+    method: string,
+    pathname: string,
+  ): { route: R; params: Record<string, string> } => {
+    const found = routesAt(pathname)
+    const exact = found.find(({ route }) => route.method === method)
+    const asGet = method === 'HEAD' ? found.find(({ route }) => route.method === 'GET') : undefined
+    const hit = exact ?? asGet
+    if (hit) return hit
+    if (found.length > 0) {
+      throw new ApiError('methodNotAllowed', { allow: allowHeader(methodsAt(pathname)) })
+    }
+    throw new ApiError('notFound')
+  }
+  return Object.assign(match, { methodsAt })
+}
+
+function matchSegments(pattern: readonly string[], segments: readonly string[]) {
+  if (pattern.length !== segments.length) return undefined
+  const params: Record<string, string> = {}
+  for (let i = 0; i < pattern.length; i++) {
+    const expected = pattern[i] as string
+    const actual = segments[i] as string
+    if (!expected.startsWith(':')) {
+      if (expected !== actual) return undefined
+      continue
+    }
+    const value = decodeSegment(actual)
+    if (!value) return undefined
+    params[expected.slice(1)] = value
+  }
+  return params
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}
