@@ -270,7 +270,8 @@ describe('identify-api-mock verify on a terminal', { timeout: 30_000 }, () => {
     ]
       .map((arg) => `'${arg}'`)
       .join(' ')
-    const { NO_COLOR: _, FORCE_COLOR: __, ...inherited } = process.env
+    // A terminal as a developer has one: Node gives no colour where `CI` is set, as in CI runs.
+    const { NO_COLOR: _, FORCE_COLOR: __, CI: ___, ...inherited } = process.env
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       env: { ...inherited, TERM: 'xterm-256color', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
