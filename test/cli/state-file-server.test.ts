@@ -246,7 +246,7 @@ describe('serve --state-file', () => {
     async () => {
       const path = join(dir, 'namespaces.jsonl')
       // Each server is pid 1 of a PID namespace of its own, as in two containers sharing a volume.
-      const namespace = ['unshare', '--pid', '--fork', '--mount-proc']
+      const namespace = ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']
       const args = ['--state-file', path, '--orgs', '0', '--users', '2', '--org', 'acme']
       const first = await startCli([...args, '--api-key', key], namespace)
       running.add(first.cli)
