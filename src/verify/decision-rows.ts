@@ -13,7 +13,7 @@ import {
 } from './row.ts'
 import { differs, judge, same, skipped } from './verdict.ts'
 
-/** A timestamp as decisions.md writes them: seconds, optional fraction, offset `+00:00`. */
+/** A timestamp as the mock's answers where the API description is silent write them: seconds, optional fraction, offset `+00:00`. */
 const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?\+00:00$/
 
 /** An opaque, URL-safe token of at least 128 bits (32 characters as hex). */
@@ -249,5 +249,5 @@ const wireRows: Row[] = [
   },
 ]
 
-/** The rows that check what decisions.md chose where the API description is silent. */
+/** The rows that check what the mock chose where the API description is silent. */
 export const decisionRows: readonly Row[] = [...profileRows, ...wireRows]

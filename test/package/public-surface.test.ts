@@ -12,8 +12,8 @@ function docOf(name: string): string | undefined {
   const source = readFileSync(new URL(module, new URL('../../src/', import.meta.url)), 'utf8')
   const declaration = new RegExp(`^export (?:const|class|function) ${name}\\b`, 'm').exec(source)
   if (!declaration) return undefined
-  const before = source.slice(0, declaration.index).trimEnd()
-  return before.endsWith('*/') ? before.slice(before.lastIndexOf('/**')) : undefined
+  // The JSDoc block that ends right above the declaration, and no other comment.
+  return /\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*$/.exec(source.slice(0, declaration.index))?.[0]
 }
 
 describe('the package root', () => {
@@ -25,7 +25,7 @@ describe('the package root', () => {
   })
 
   it('documents each of them with an @example', () => {
-    const undocumented = names.filter((name) => !docOf(name)?.includes('@example'))
+    const undocumented = names.filter((name) => !/^\s*\*\s*@example\b/m.test(docOf(name) ?? ''))
     expect(undocumented).toEqual([])
   })
 })
