@@ -16,15 +16,18 @@ export default defineConfig({
     // The examples import the package by name, as a consumer does; inside the repository that
     // name is its sources.
     alias: [
-      { find: /^identify-api-mock$/, replacement: source('./src/index.ts') },
-      { find: /^identify-api-mock\/advanced$/, replacement: source('./src/advanced.ts') },
+      { find: /^identify-api-mock$/, replacement: source('./src/root/index.ts') },
+      { find: /^identify-api-mock\/advanced$/, replacement: source('./src/root/advanced.ts') },
       { find: /^identify-api-mock\/fixtures$/, replacement: source('./fixtures/index.ts') },
       { find: /^identify-api-mock\/handlers$/, replacement: source('./handlers/index.ts') },
       { find: /^identify-api-mock\/schemas$/, replacement: source('./src/schemas.ts') },
       { find: /^identify-api-mock\/server$/, replacement: source('./src/server/server.ts') },
       { find: /^identify-api-mock\/verify$/, replacement: source('./src/server/verify/index.ts') },
-      { find: /^identify-api-mock\/matchers$/, replacement: source('./src/matchers.ts') },
-      { find: /^identify-api-mock\/vitest$/, replacement: source('./src/vitest-setup.ts') },
+      { find: /^identify-api-mock\/matchers$/, replacement: source('./src/matchers/matchers.ts') },
+      {
+        find: /^identify-api-mock\/vitest$/,
+        replacement: source('./src/matchers/vitest-setup.ts'),
+      },
     ],
   },
   test: {

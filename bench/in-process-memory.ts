@@ -7,7 +7,7 @@
  * token's expiry and one more call sweeps them, so what remains is the state the mock must keep.
  */
 import { setupServer } from 'msw/node'
-import { createMockApi } from '../src/create-mock-api.ts'
+import { createMockApi } from '../src/root/create-mock-api.ts'
 import { memoryAfterGc } from './lib/heap.ts'
 import { identifyBody, jsonHeaders } from './lib/http-load.ts'
 import { closeHandlesOfClosedSockets } from './lib/msw-socket-leak.ts'

@@ -16,7 +16,7 @@ import { availableParallelism, cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { createMockApi } from '../src/create-mock-api.ts'
+import { createMockApi } from '../src/root/create-mock-api.ts'
 import {
   connections,
   identifyThenDelete,

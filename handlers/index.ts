@@ -1,7 +1,7 @@
 import { type HttpHandler, http } from 'msw'
-import { toFetchResponse } from '../src/fetch-adapter.ts'
-import type { MockCore } from '../src/mock-core.ts'
-import { siteRows } from '../src/site.ts'
+import { toFetchResponse } from '../src/core/fetch-adapter.ts'
+import type { MockCore } from '../src/core/mock-core.ts'
+import { siteRows } from '../src/core/site.ts'
 
 export interface HandlerOptions {
   /** Pins the handlers to one origin and path prefix, e.g. `https://api.example.test`. */

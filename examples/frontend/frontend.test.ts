@@ -21,7 +21,7 @@ beforeAll(async () => {
     format: 'esm',
     platform: 'browser',
     write: false,
-    alias: { 'identify-api-mock': `${root}src/index.ts` },
+    alias: { 'identify-api-mock': `${root}src/root/index.ts` },
     logLevel: 'silent',
   })
   const files: Record<string, { type: string; body: string | Uint8Array }> = {

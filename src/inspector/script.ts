@@ -1,8 +1,8 @@
 import { controlPaths } from '../control-paths.ts'
-import { operationErrors, statusesOf } from '../faults.ts'
-import { apiRoutes } from '../routes.ts'
+import { defaultCourseId, defaultNotification } from '../core/build-event.ts'
+import { operationErrors, statusesOf } from '../core/faults.ts'
+import { apiRoutes } from '../core/routes.ts'
 import { webViewPath } from '../web-view/answer.ts'
-import { defaultCourseId, defaultNotification } from '../webhooks/build-event.ts'
 import { namedWebhookEventInputSchemas } from '../webhooks/schemas.ts'
 import { maxUsersPerPage } from './queries.ts'
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { Command } from 'commander'
-import { controlRoutes } from '../control.ts'
+import { controlRoutes } from '../control/control.ts'
 import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
-import type { Credentials } from '../dataset.ts'
+import type { Credentials } from '../model/dataset.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { isLoopbackAddress } from './front-door.ts'
 import { type CombinedFlags, flagOf, optionsOf, serveOptions } from './serve-flags.ts'
@@ -40,7 +40,7 @@ program
   .description('Print the OpenAPI 3.1 document of the API, or write it to a file.')
   .option('--out <file>', 'write the document to this file instead of standard output')
   .action(async (flags: { out?: string }) => {
-    const { createOpenApiDocument } = await import('../openapi.ts')
+    const { createOpenApiDocument } = await import('../core/openapi.ts')
     const text = `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`
     if (!flags.out) return void process.stdout.write(text)
     const { writeFile } = await import('node:fs/promises')

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
-import { MockCore } from '../mock-core.ts'
+import { MockCore } from '../core/mock-core.ts'
 import { parseOptions } from '../options.ts'
 import { isLoopbackAddress } from './front-door.ts'
 import {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { apiKeyRecord, type Credentials } from '../../fixtures/dataset.ts'
-import type { StateStore } from '../mock-core.ts'
+import type { StateStore } from '../core/mock-core.ts'
 import type { MockState } from '../model/database.ts'
 import type { ResolvedMockApiOptions } from '../options.ts'
 import { hashSecret } from '../secrets.ts'

@@ -1,4 +1,4 @@
-import { apiRoutes } from '../routes.ts'
+import { apiRoutes } from '../core/routes.ts'
 import type { ResolvedVerifyOptions } from './options.ts'
 
 /** The names and values one run works with; every id but `orgId` is made up for the run. */

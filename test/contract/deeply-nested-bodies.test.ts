@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 
 /** About 8 KB of `[[[[…]]]]`: JSON.parse takes it, a recursive walk overflows the stack. */

@@ -4,7 +4,7 @@ import { promisify } from 'node:util'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createOpenApiDocument, type WebhookEventInput } from '../../src/index.ts'
+import { createOpenApiDocument, type WebhookEventInput } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 
 const run = promisify(execFile)

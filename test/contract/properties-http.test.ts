@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { faultSchema } from '../../src/index.ts'
+import { faultSchema } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { isJsonMediaType, pathOf } from '../support/api-oracle.ts'
 import {

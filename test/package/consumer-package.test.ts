@@ -86,8 +86,8 @@ describe('the packed package in a consumer project', () => {
   it('contains compiled JavaScript, declarations, the bin and the license, and nothing else', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball])
     const files = stdout.trim().split('\n')
-    expect(files).toContain('package/dist/src/index.js')
-    expect(files).toContain('package/dist/src/index.d.ts')
+    expect(files).toContain('package/dist/src/root/index.js')
+    expect(files).toContain('package/dist/src/root/index.d.ts')
     expect(files).toContain('package/dist/src/server/cli.js')
     expect(files).toContain('package/LICENSE')
     expect(

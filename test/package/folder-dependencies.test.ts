@@ -4,14 +4,17 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 /**
- * Folders depend on each other in one direction (docs/decisions/folder-dependencies.md): the core
- * (`src`) depends on nothing of ours; `fixtures` builds data for it; `handlers` adapts it to msw;
- * the composition root (the package's entry points and the server) ties them together, and
- * nothing imports it back.
+ * Folders depend on each other in one direction (docs/decisions/folder-dependencies.md). Every
+ * directory under `src`, `fixtures` and `handlers` is a unit of its own: `src/core` is not `src`,
+ * `src/server/verify` is not `src/server`.
  */
 const repo = fileURLToPath(new URL('../..', import.meta.url))
-const compositionRoot = ['src/index.ts', 'src/advanced.ts', 'src/create-mock-api.ts', 'src/server/']
 const folders = ['src', 'fixtures', 'handlers']
+
+/** The package's own names (`identify-api-mock/...`), as the tsconfig maps them to sources. */
+const selfNames: Record<string, [string]> = JSON.parse(
+  readFileSync(join(repo, 'tsconfig.json'), 'utf8'),
+).compilerOptions.paths
 
 function sourcesIn(folder: string): string[] {
   return readdirSync(join(repo, folder), { recursive: true, encoding: 'utf8' })
@@ -19,28 +22,33 @@ function sourcesIn(folder: string): string[] {
     .map((file) => join(folder, file))
 }
 
-function unitOf(file: string): string {
-  if (compositionRoot.some((root) => file === root || file.startsWith(root)))
-    return 'composition root'
-  return file.split('/')[0] ?? file
+/** The text of `file` without its comments (whose `@example`s import the package by name). */
+function codeOf(file: string): string {
+  return readFileSync(join(repo, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
 }
 
-/** Every relative import of a source (static, dynamic, type-only or side effect), as a repo path. */
+/**
+ * Every import of a source of ours (static, dynamic, type-only or side effect, relative or by
+ * the package's own name), as a repo path.
+ */
 function importsOf(file: string): string[] {
-  const text = readFileSync(join(repo, file), 'utf8')
-  const specifiers = text.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)'(\.{1,2}\/[^']+)'/g)
-  return [...specifiers].map(([, specifier = '']) =>
-    relative(repo, resolve(repo, dirname(file), specifier)),
-  )
+  const specifiers = codeOf(file).matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g)
+  return [...specifiers].flatMap(([, specifier = '']) => {
+    if (specifier.startsWith('.')) return [relative(repo, resolve(repo, dirname(file), specifier))]
+    const [mapped] = selfNames[specifier] ?? []
+    return mapped ? [relative(repo, resolve(repo, mapped))] : []
+  })
 }
 
-/** unit → the units it imports, with one import that shows each edge. */
-function unitGraph(): Map<string, Map<string, string>> {
+/** directory → the directories it imports, with one import that shows each edge. */
+function directoryGraph(): Map<string, Map<string, string>> {
   const graph = new Map<string, Map<string, string>>()
   for (const file of folders.flatMap(sourcesIn)) {
-    const from = unitOf(file)
+    const from = dirname(file)
     for (const target of importsOf(file)) {
-      const to = unitOf(target)
+      const to = dirname(target)
       if (from === to || !folders.includes(target.split('/')[0] ?? '')) continue
       const edges = graph.get(from) ?? new Map<string, string>()
       if (!edges.has(to)) edges.set(to, `${file} imports ${target}`)
@@ -65,25 +73,31 @@ function cyclesIn(graph: Map<string, Map<string, string>>): string[][] {
 }
 
 describe('folder dependencies', () => {
-  it('reads the imports of every source', () => {
-    const graph = unitGraph()
-    expect(graph.get('fixtures')?.has('src')).toBe(true)
-    expect(graph.get('handlers')?.has('src')).toBe(true)
-    expect(graph.get('composition root')?.has('handlers')).toBe(true)
+  it('reads the imports of every source, relative or by the package name', () => {
+    const graph = directoryGraph()
+    expect(graph.get('fixtures')?.has('src/model')).toBe(true)
+    expect(graph.get('handlers')?.has('src/core')).toBe(true)
+    expect(graph.get('src/root')?.has('handlers')).toBe(true)
+    expect(graph.get('src/rules')?.has('src')).toBe(true)
+    expect(importsOf('examples/jest/setup-server.spec.ts')).toEqual(
+      expect.arrayContaining(['src/root/index.ts', 'src/matchers/matchers.ts']),
+    )
   })
 
-  it('has no folder that imports a folder importing it back', () => {
-    expect(cyclesIn(unitGraph())).toEqual([])
+  it('has no directory that imports a directory importing it back, however far round', () => {
+    expect(cyclesIn(directoryGraph())).toEqual([])
   })
 
   it('finds a cycle where there is one', () => {
     const graph = new Map([
-      ['src', new Map([['fixtures', 'src/a.ts imports fixtures/b.ts']])],
-      ['fixtures', new Map([['src', 'fixtures/b.ts imports src/a.ts']])],
+      ['src', new Map([['src/core', 'src/a.ts imports src/core/b.ts']])],
+      ['src/core', new Map([['fixtures', 'src/core/b.ts imports fixtures/c.ts']])],
+      ['fixtures', new Map([['src', 'fixtures/c.ts imports src/a.ts']])],
     ])
     expect(cyclesIn(graph)).toContainEqual([
-      'src/a.ts imports fixtures/b.ts',
-      'fixtures/b.ts imports src/a.ts',
+      'src/a.ts imports src/core/b.ts',
+      'src/core/b.ts imports fixtures/c.ts',
+      'fixtures/c.ts imports src/a.ts',
     ])
   })
 })

@@ -1,7 +1,7 @@
 import 'identify-api-mock/vitest'
 import { describe, expect, expectTypeOf, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
-import type { CallExpectation } from '../../src/matchers.ts'
+import type { CallExpectation } from '../../src/matchers/matchers.ts'
+import { createMockApi } from '../../src/root/index.ts'
 
 describe('identify-api-mock/vitest', () => {
   const api = createMockApi()

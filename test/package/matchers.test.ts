@@ -1,6 +1,6 @@
 import 'identify-api-mock/vitest'
 import { beforeAll, describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 
 const origin = 'https://api.example.test'
 const auth = { authorization: 'Bearer test-key' }

@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { MockCore } from '../../src/advanced.ts'
-import { createMockApi } from '../../src/index.ts'
+import { MockCore } from '../../src/root/advanced.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { expectError, expectIdentified } from '../support/expect-body.ts'
 
 const key = 'test-key'

@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node'
 import { describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { maxBodyBytes } from '../../src/wire.ts'
 import { expectError, expectIdentified } from '../support/expect-body.ts'
 

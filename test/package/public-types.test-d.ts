@@ -1,7 +1,7 @@
 import type { HttpHandler } from 'msw'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { z } from 'zod'
-import type { WireRequest } from '../../src/advanced.ts'
+import type { WireRequest } from '../../src/root/advanced.ts'
 import {
   type Call,
   createMockApi,
@@ -23,7 +23,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointInput,
   type WebhookEventInput,
-} from '../../src/index.ts'
+} from '../../src/root/index.ts'
 import {
   type VerifyError,
   type VerifyOptions,

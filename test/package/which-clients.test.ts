@@ -1,7 +1,7 @@
 import http, { request as namedRequest } from 'node:http'
 import { setupServer } from 'msw/node'
 import { expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 
 /** What the README's "Which clients the handlers reach" says of node:http and captured fetches. */
 const organisations = [{ orgId: 'acme', apiKeys: ['test-key'] }]

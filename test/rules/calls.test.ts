@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
-import { maxJournaledBodyBytes } from '../../src/journal.ts'
+import { maxJournaledBodyBytes } from '../../src/core/journal.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { startServer } from '../../src/server/server.ts'
 
 const organisations = [{ orgId: 'acme', apiKeys: ['test-key'] }]

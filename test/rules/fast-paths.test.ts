@@ -2,7 +2,6 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { describe, expect, it } from 'vitest'
 import { buildDataset } from '../../fixtures/dataset.ts'
-import { createMockApi } from '../../src/index.ts'
 import { flatString } from '../../src/model/flat-string.ts'
 import type { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
 import {
@@ -14,6 +13,7 @@ import {
   userGroupRecordSchema,
   userRecordSchema,
 } from '../../src/model/records.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { formatTimestamp, timestampMs } from '../../src/rules/timestamps.ts'
 import { createTokenSource, generateSignInToken, hashSecret, hexOf } from '../../src/secrets.ts'
 import { formatDateTime } from '../../src/time.ts'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { startServer } from '../../src/server/server.ts'
 
 const limitMessage =

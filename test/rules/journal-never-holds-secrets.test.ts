@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 
 const key = 'sk_test_journal0123456789abcdef'
 const organisations = [{ orgId: 'acme', apiKeys: [key] }]

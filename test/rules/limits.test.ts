@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset } from '../../fixtures/index.ts'
-import { MockCore, type StateStore } from '../../src/advanced.ts'
-import type { MockApiOptions } from '../../src/index.ts'
+import { MockCore, type StateStore } from '../../src/root/advanced.ts'
+import type { MockApiOptions } from '../../src/root/index.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { runCli } from '../support/cli-process.ts'
 
 describe('api.fetch outside its baseUrl', () => {

@@ -1,9 +1,9 @@
 import { Collection, OperationError, type Query } from '@msw/data'
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { createMockApi } from '../../src/index.ts'
 import { GroupIndex, orgKey, UniqueIndex } from '../../src/model/indexes.ts'
 import { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 const schema = z.strictObject({ n: z.int(), group: z.string(), tags: z.array(z.string()) })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { matchRoute } from '../../src/core/routes.ts'
 import { ApiError } from '../../src/errors.ts'
-import { matchRoute } from '../../src/routes.ts'
 
 function errorOf(run: () => unknown) {
   try {

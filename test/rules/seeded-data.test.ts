@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildDataset, buildIdentifyRequest, buildUser, createFaker } from '../../fixtures/index.ts'
-import { userRecordSchema } from '../../src/advanced.ts'
-import { createMockApi, identifyUserRequestSchema } from '../../src/index.ts'
+import { userRecordSchema } from '../../src/root/advanced.ts'
+import { createMockApi, identifyUserRequestSchema } from '../../src/root/index.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 describe('seeded data', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MockCore } from '../../src/advanced.ts'
+import { MockCore } from '../../src/root/advanced.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 function setup(options: { tokenTtlSeconds?: number } = {}) {

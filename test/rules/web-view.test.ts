@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createMockApi } from '../../src/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { expectDeleted, expectIdentified } from '../support/expect-body.ts'
 
 const origin = 'http://web-view.test'

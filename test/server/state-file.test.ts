@@ -19,7 +19,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset, buildUser } from '../../fixtures/index.ts'
-import type { MockState } from '../../src/index.ts'
+import type { MockState } from '../../src/root/index.ts'
 import { StateFile, StateFileError } from '../../src/server/state-file.ts'
 
 const run = promisify(execFile)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { expect } from 'vitest'
-import type { UserRecord } from '../../src/advanced.ts'
-import type { MockState } from '../../src/index.ts'
+import type { UserRecord } from '../../src/root/advanced.ts'
+import type { MockState } from '../../src/root/index.ts'
 
 /**
  * An independent statement of the API's contract (the API description, and the README's

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { MockState } from '../../src/index.ts'
+import type { MockState } from '../../src/root/index.ts'
 import { expectDeleted, expectError, expectIdentified } from './expect-body.ts'
 import type { StartWayIn, WayIn, WayInOptions } from './way-in.ts'
 

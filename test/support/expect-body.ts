@@ -5,7 +5,7 @@ import {
   errorResponseSchema,
   identifyUserResponseSchema,
   userProfileSchema,
-} from '../../src/index.ts'
+} from '../../src/root/index.ts'
 
 async function readJson<S extends z.ZodType>(response: Response, schema: S): Promise<z.output<S>> {
   expect(response.headers.get('content-type')).toBe('application/json')

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { MockState } from '../../src/index.ts'
+import type { MockState } from '../../src/root/index.ts'
 import { expectAnswer, expectedAnswer, type World } from './api-oracle.ts'
 import {
   type ApiCase,

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import type { MockApiOptions, MockState } from '../../src/index.ts'
+import type { MockApiOptions, MockState } from '../../src/root/index.ts'
 import type { OracleRequest, World } from './api-oracle.ts'
 import {
   anyJson,

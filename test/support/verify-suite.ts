@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { MockState } from '../../src/index.ts'
+import type { MockState } from '../../src/root/index.ts'
 import {
   type VerifyReport,
   verifyDeployment,

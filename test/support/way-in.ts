@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import { setupServer } from 'msw/node'
+import type { MockCore } from '../../src/core/mock-core.ts'
 import type {
   Credentials,
   Fault,
@@ -7,9 +8,8 @@ import type {
   MockApi,
   MockApiOptions,
   MockState,
-} from '../../src/index.ts'
-import { createMockApi } from '../../src/index.ts'
-import type { MockCore } from '../../src/mock-core.ts'
+} from '../../src/root/index.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { keepAliveAgent, type RawAnswer, sendRaw } from './http-client.ts'
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Webhook } from 'svix'
 import { expect } from 'vitest'
-import { webhookEnvelopeSchema } from '../../src/index.ts'
+import { webhookEnvelopeSchema } from '../../src/root/index.ts'
 
 /** One request a receiver got: its headers (lowercase names) and its raw body. */
 export interface ReceivedDelivery {

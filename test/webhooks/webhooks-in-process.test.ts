@@ -7,7 +7,7 @@ import {
   createMockApi,
   notificationsSentEventSchema,
   userCourseStartedEventSchema,
-} from '../../src/index.ts'
+} from '../../src/root/index.ts'
 import { generateWebhookSecret } from '../../src/webhooks/signature.ts'
 import {
   expectSignedDelivery,

@@ -6,12 +6,12 @@ import {
   identifyUserResponseSchema,
   userProfileInputSchema,
   userProfileSchema,
-} from './schemas.ts'
+} from '../schemas.ts'
 import {
   notificationsSentEventSchema,
   userCourseStartedEventSchema,
   webhookEnvelopeSchema,
-} from './webhooks/schemas.ts'
+} from '../webhooks/schemas.ts'
 
 /** The schemas the OpenAPI document names, in its order, with what it says of each. */
 const components = {

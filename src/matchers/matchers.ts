@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { describeIssues } from './errors.ts'
-import type { Operation } from './faults.ts'
-import type { Call } from './journal.ts'
-import type { IdentifyUserRequest } from './schemas.ts'
+import type { Operation } from '../core/faults.ts'
+import type { Call } from '../core/journal.ts'
+import { describeIssues } from '../errors.ts'
+import type { IdentifyUserRequest } from '../schemas.ts'
 
 /**
  * How many matching calls to expect, and of which answer. Without `times`, at least one; without

@@ -1,8 +1,8 @@
-import { ApiError, toErrorResponse, type WireResponse } from './errors.ts'
+import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
+import { allowHeader } from '../wire.ts'
 import { componentSchemas, ref } from './openapi-components.ts'
 import { pathsOf } from './openapi-paths.ts'
 import { apiRoutes } from './routes.ts'
-import { allowHeader } from './wire.ts'
 
 const svixHeaders = [
   ['svix-id', 'The message id (`msg_…`), the same on every retry of one message.'],

@@ -1,9 +1,9 @@
 import type { HttpHandler } from 'msw'
-import { seedDataset } from '../fixtures/seed.ts'
-import { createHandlers } from '../handlers/index.ts'
-import { MockCore } from './mock-core.ts'
-import { createMockFetch, type MockFetch } from './mock-fetch.ts'
-import type { MockApiOptions } from './options.ts'
+import { seedDataset } from '../../fixtures/seed.ts'
+import { createHandlers } from '../../handlers/index.ts'
+import { MockCore } from '../core/mock-core.ts'
+import { createMockFetch, type MockFetch } from '../core/mock-fetch.ts'
+import type { MockApiOptions } from '../options.ts'
 
 /** A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind them. */
 export interface MockApi extends MockCore {

@@ -1,8 +1,8 @@
 import type { z } from 'zod'
-import { type ApiErrorCode, jsonResponse, type WireResponse } from './errors.ts'
+import { type ApiErrorCode, jsonResponse, type WireResponse } from '../errors.ts'
+import type { RuleContext } from '../rules/context.ts'
+import { parseJsonBody, type WireRequest } from '../wire.ts'
 import { type JsonValue, journaledBody } from './journaled-body.ts'
-import type { RuleContext } from './rules/context.ts'
-import { parseJsonBody, type WireRequest } from './wire.ts'
 
 /**
  * The parameters of a path template, percent-decoded.

@@ -1,29 +1,29 @@
 import type { z } from 'zod'
-import { controlPaths } from './control-paths.ts'
-import { identifyCurlLine } from './curl-line.ts'
+import { controlPaths } from '../control-paths.ts'
+import { journalQuerySchema, newestEntries } from '../core/journal.ts'
+import type { MockCore } from '../core/mock-core.ts'
+import { createRouteMatcher } from '../core/route-matcher.ts'
+import { identifyCurlLine } from '../curl-line.ts'
 import {
   ApiError,
   describeIssues,
   jsonResponse,
   toErrorResponse,
   type WireResponse,
-} from './errors.ts'
-import { inspectorAssets } from './inspector/assets.ts'
+} from '../errors.ts'
+import { inspectorAssets } from '../inspector/assets.ts'
 import {
   describeUser,
   listUsers,
   userListQuerySchema,
   userQuerySchema,
-} from './inspector/queries.ts'
-import { journalQuerySchema, newestEntries } from './journal.ts'
-import type { MockCore } from './mock-core.ts'
-import { headerSecretSchema } from './options.ts'
-import { createRouteMatcher } from './route-matcher.ts'
-import { bearerCredential } from './rules/authenticate.ts'
-import { deleteUser } from './rules/delete-user.ts'
-import { hashSecret } from './secrets.ts'
-import type { WebhookEndpointInput, WebhookEventInput } from './webhooks/schemas.ts'
-import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from './wire.ts'
+} from '../inspector/queries.ts'
+import { headerSecretSchema } from '../options.ts'
+import { bearerCredential } from '../rules/authenticate.ts'
+import { deleteUser } from '../rules/delete-user.ts'
+import { hashSecret } from '../secrets.ts'
+import type { WebhookEndpointInput, WebhookEventInput } from '../webhooks/schemas.ts'
+import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from '../wire.ts'
 
 type Run = (
   core: MockCore,

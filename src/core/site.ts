@@ -1,6 +1,6 @@
-import { controlPaths } from './control-paths.ts'
+import { controlPaths } from '../control-paths.ts'
+import { webViewPath } from '../web-view/answer.ts'
 import { apiPrefixes } from './routes.ts'
-import { webViewPath } from './web-view/answer.ts'
 
 /**
  * A part of the site and who answers it: the mock's `dispatch` (and so the MSW handlers too), or

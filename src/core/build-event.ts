@@ -3,13 +3,13 @@ import { ApiError, describeIssues } from '../errors.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { RuleContext } from '../rules/context.ts'
-import { webhookLimits } from './limits.ts'
+import { webhookLimits } from '../webhooks/limits.ts'
 import {
   customWebhookEventInputSchema,
   namedWebhookEventInputSchemas,
   type RaisedWebhookEvent,
-} from './schemas.ts'
-import { generateWebhookId } from './signature.ts'
+} from '../webhooks/schemas.ts'
+import { generateWebhookId } from '../webhooks/signature.ts'
 
 /** What a `notifications.sent` raised without them says: a plain reminder. */
 export const defaultNotification = {

@@ -1,5 +1,5 @@
-import type { MockState } from './model/database.ts'
-import type { ResolvedMockApiOptions } from './options.ts'
+import type { ResolvedMockApiOptions } from '../options.ts'
+import type { MockState } from './database.ts'
 
 /** The credentials a client can use: each organisation with its API keys in clear. */
 export interface Credentials {

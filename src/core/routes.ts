@@ -1,12 +1,12 @@
-import { apiRoute } from './api-route.ts'
-import { createRouteMatcher } from './route-matcher.ts'
-import { deleteUser } from './rules/delete-user.ts'
-import { identifyUser } from './rules/identify.ts'
+import { deleteUser } from '../rules/delete-user.ts'
+import { identifyUser } from '../rules/identify.ts'
 import {
   deleteUserResponseSchema,
   identifyUserRequestSchema,
   identifyUserResponseSchema,
-} from './schemas.ts'
+} from '../schemas.ts'
+import { apiRoute } from './api-route.ts'
+import { createRouteMatcher } from './route-matcher.ts'
 
 /**
  * The API's route table: the only place that knows its routes. Matching, 404/405 and `Allow`,

@@ -1,8 +1,8 @@
-import type { CallRequest } from '../journal.ts'
-import type { JsonValue } from '../journaled-body.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
+import type { RuleContext } from '../rules/context.ts'
 import { hashSecret } from '../secrets.ts'
-import type { RuleContext } from './context.ts'
+import type { CallRequest } from './journal.ts'
+import type { JsonValue } from './journaled-body.ts'
 
 /** What the journal keeps in place of a secret a request carried in its body or its path. */
 export const redacted = '[redacted]'

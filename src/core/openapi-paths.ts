@@ -1,5 +1,5 @@
+import { type ApiErrorCode, apiErrors } from '../errors.ts'
 import type { PathParams } from './api-route.ts'
-import { type ApiErrorCode, apiErrors } from './errors.ts'
 import { ref, schemaRef } from './openapi-components.ts'
 import type { ApiRoute } from './routes.ts'
 

@@ -1,7 +1,6 @@
 import { ApiError, describeIssues } from '../errors.ts'
-import { Journal } from '../journal.ts'
 import type { Clock } from '../time.ts'
-import { webhookLimits } from './limits.ts'
+import { webhookLimits } from '../webhooks/limits.ts'
 import {
   type RaisedWebhookEvent,
   type WebhookAttempt,
@@ -9,13 +8,14 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointInput,
   webhookEndpointInputSchema,
-} from './schemas.ts'
+} from '../webhooks/schemas.ts'
 import {
   generateWebhookId,
   generateWebhookSecret,
   signWebhook,
   webhookSecretKey,
-} from './signature.ts'
+} from '../webhooks/signature.ts'
+import { Journal } from './journal.ts'
 
 /** How a mock's webhooks behave: the endpoints given at start, the retries, the clock. */
 export interface WebhookSettings {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors, describeIssues } from './errors.ts'
+import { type ApiErrorCode, apiErrors, describeIssues } from '../errors.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'

@@ -1,0 +1,44 @@
+export { type Fault, type FaultOptions, faultSchema, type Operation } from '../core/faults.ts'
+export type { Call, CallOf, CallRequest, JournalEntry, JsonValue } from '../core/journal.ts'
+export type { MockFetch } from '../core/mock-fetch.ts'
+export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
+export type { WebhookControls } from '../core/webhooks.ts'
+export { ApiError, type ApiErrorCode } from '../errors.ts'
+export type { Collections, MockState, StateChange } from '../model/database.ts'
+export type { Credentials } from '../model/dataset.ts'
+export { type MockApiOptions, mockApiOptionsSchema, type OrganisationOptions } from '../options.ts'
+export type { RedeemFailure, RedeemResult } from '../rules/sign-in-tokens.ts'
+export {
+  type AgeBracket,
+  type DeleteUserResponse,
+  deleteUserResponseSchema,
+  type ErrorResponse,
+  errorResponseSchema,
+  type IdentifyUserRequest,
+  type IdentifyUserResponse,
+  identifyUserRequestSchema,
+  identifyUserResponseSchema,
+  type RegistrationStatus,
+  type Sex,
+  type UserProfile,
+  type UserProfileInput,
+  userProfileInputSchema,
+  userProfileSchema,
+} from '../schemas.ts'
+export type { Clock } from '../time.ts'
+export {
+  type Notification,
+  type NotificationsSentEvent,
+  notificationsSentEventSchema,
+  type RaisedWebhookEvent,
+  type UserCourseStartedEvent,
+  userCourseStartedEventSchema,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  type WebhookEnvelope,
+  type WebhookEventInput,
+  webhookEnvelopeSchema,
+} from '../webhooks/schemas.ts'
+export { createMockApi, type MockApi } from './create-mock-api.ts'
