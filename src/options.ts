@@ -129,14 +129,18 @@ export type ResolvedMockApiOptions = z.output<typeof mockApiOptionsSchema>
 
 /**
  * `options` parsed by `schema`, with their defaults; a `TypeError` that says what is wrong
- * otherwise.
+ * otherwise, naming `what` was refused (options, a fault, a webhook, an event).
  *
  * @example parseOptions(mockApiOptionsSchema, { delayMs: -1 }) // throws 'Invalid options: delayMs: …'
  */
-export function parseOptions<T extends z.ZodType>(schema: T, options: z.input<T>): z.output<T> {
+export function parseOptions<T extends z.ZodType>(
+  schema: T,
+  options: z.input<T>,
+  what = 'options',
+): z.output<T> {
   const parsed = schema.safeParse(options)
   if (!parsed.success)
-    throw new TypeError(`Invalid options: ${describeIssues(parsed.error.issues)}`)
+    throw new TypeError(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
   return parsed.data
 }
 

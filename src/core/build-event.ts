@@ -1,7 +1,8 @@
 import type { z } from 'zod'
-import { ApiError, describeIssues } from '../errors.ts'
+import { ApiError } from '../errors.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
 import { orgKey } from '../model/indexes.ts'
+import { parseOptions } from '../options.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { webhookLimits } from '../webhooks/limits.ts'
 import {
@@ -76,9 +77,7 @@ export function buildWebhookEvent(ctx: RuleContext, input: unknown): RaisedWebho
 const webhookEventTypeHead = customWebhookEventInputSchema.pick({ type: true }).loose()
 
 function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const parsed = schema.safeParse(input)
-  if (!parsed.success) throw new TypeError(`Invalid event: ${describeIssues(parsed.error.issues)}`)
-  return parsed.data
+  return parseOptions(schema, input as z.input<S>, 'event')
 }
 
 function userFields(ctx: RuleContext, target: { orgId: string; id: string }) {

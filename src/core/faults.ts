@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors, describeIssues } from '../errors.ts'
+import { type ApiErrorCode, apiErrors } from '../errors.ts'
+import { parseOptions } from '../options.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'
@@ -72,10 +73,7 @@ export class FaultQueue {
 
   /** Throws a `TypeError` that says what is wrong with a fault that is not allowed. */
   add(fault: Fault): void {
-    const parsed = faultSchema.safeParse(fault)
-    if (!parsed.success)
-      throw new TypeError(`Invalid fault: ${describeIssues(parsed.error.issues)}`)
-    const { operation, status, count, delayMs } = parsed.data
+    const { operation, status, count, delayMs } = parseOptions(faultSchema, fault, 'fault')
     const queued = [...this.#queues.values()].reduce((sum, queue) => sum + queue.length, 0)
     if (queued >= maxQueuedFaults) {
       throw new TypeError(
@@ -83,8 +81,8 @@ export class FaultQueue {
       )
     }
     const errors: readonly ApiErrorCode[] = operationErrors[operation]
-    const code = errors.find((c) => apiErrors[c].status === status)
-    if (!code) return
+    // The schema has checked that the status is one of the operation's documented errors.
+    const code = errors.find((c) => apiErrors[c].status === status) as ApiErrorCode
     const queue = this.#queues.get(operation) ?? []
     queue.push({ code, remaining: count, delayMs })
     this.#queues.set(operation, queue)

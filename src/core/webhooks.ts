@@ -1,4 +1,5 @@
-import { ApiError, describeIssues } from '../errors.ts'
+import { ApiError } from '../errors.ts'
+import { parseOptions } from '../options.ts'
 import type { Clock } from '../time.ts'
 import { webhookLimits } from '../webhooks/limits.ts'
 import {
@@ -167,12 +168,9 @@ export class Webhooks implements WebhookControls {
   }
 
   #register(input: WebhookEndpointInput, permanent: boolean): WebhookEndpoint {
-    const parsed = webhookEndpointInputSchema.safeParse(input)
-    if (!parsed.success) {
-      throw new TypeError(`Invalid webhook: ${describeIssues(parsed.error.issues)}`)
-    }
-    const { url, events } = parsed.data
-    const secret = parsed.data.secret ?? generateWebhookSecret()
+    const parsed = parseOptions(webhookEndpointInputSchema, input, 'webhook')
+    const { url, events } = parsed
+    const secret = parsed.secret ?? generateWebhookSecret()
     const key = webhookSecretKey(secret) as Uint8Array
     const endpoint = { id: generateWebhookId('ep'), url, secret, events: events ?? null }
     this.#endpoints.set(endpoint.id, { ...endpoint, key, permanent })

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Operation } from '../core/faults.ts'
 import type { Call } from '../core/journal.ts'
-import { describeIssues } from '../errors.ts'
+import { parseOptions } from '../options.ts'
 import type { IdentifyUserRequest } from '../schemas.ts'
 
 /**
@@ -94,11 +94,7 @@ function matchCalls(
       `expect(…).${matcherName(operation)}() takes a mock from createMockApi(); got ${show(received)}`,
     )
   }
-  const parsed = callExpectationSchema.safeParse(options)
-  if (!parsed.success) {
-    throw new TypeError(`Invalid options: ${describeIssues(parsed.error.issues)}`)
-  }
-  const { times, status } = parsed.data
+  const { times, status } = parseOptions(callExpectationSchema, options)
   const calls = received.calls(operation)
   const matching = calls.filter(
     (call) =>
