@@ -39,7 +39,9 @@ export function redactSecrets(ctx: RuleContext, value: JsonValue, answered = fal
       ]),
     )
   }
-  return isNestedDeeperThan(value, maxJsonDepth) ? null : walk(value)
+  // An answered body passed the request schema, closed at every level: it cannot nest deep, so
+  // only a refused one is measured first.
+  return !answered && isNestedDeeperThan(value, maxJsonDepth) ? null : walk(value)
 }
 
 /**

@@ -40,7 +40,8 @@ export function createRouteMatcher<R extends Route>(table: readonly R[]) {
     const hit = exact ?? asGet
     if (hit) return hit
     if (found.length > 0) {
-      throw new ApiError('methodNotAllowed', { allow: allowHeader(methodsAt(pathname)) })
+      const methods = [...new Set(found.map(({ route }) => route.method))]
+      throw new ApiError('methodNotAllowed', { allow: allowHeader(methods) })
     }
     throw new ApiError('notFound')
   }
