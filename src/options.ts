@@ -5,6 +5,13 @@ import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
 import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
 
 /**
+ * Visible ASCII, 0x21 to 0x7E: the characters of every secret an HTTP header carries as it is.
+ *
+ * @example visibleAscii.test('sk_test_abc') // true; 'clé' and 'a b' are false
+ */
+export const visibleAscii = /^[\x21-\x7e]+$/
+
+/**
  * A secret a client sends in an HTTP header (an API key, the control token): visible ASCII only,
  * 0x21 to 0x7E, which every client can send as it is and no header parser alters.
  *
@@ -12,10 +19,7 @@ import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
  */
 export const headerSecretSchema = z
   .string()
-  .regex(
-    /^[\x21-\x7e]+$/,
-    'must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it',
-  )
+  .regex(visibleAscii, 'must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it')
 
 /**
  * A whole number from `min` (to `max`), refused with one message that says so, as the CLI prints

@@ -1,8 +1,10 @@
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
+import { visibleAscii } from '../options.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { hashSecret } from '../secrets.ts'
 import type { CallRequest } from './journal.ts'
 import type { JsonValue } from './journaled-body.ts'
+import { decodeSegment } from './route-matcher.ts'
 
 /** What the journal keeps in place of a secret a request carried in its body or its path. */
 export const redacted = '[redacted]'
@@ -82,7 +84,7 @@ export function redactPath(ctx: RuleContext, pathname: string): string {
   return pathname
     .split('/')
     .map((segment) => {
-      const plain = decoded(segment)
+      const plain = decodeSegment(segment) ?? segment
       const secret = holdsSecret(ctx, segment) || (plain !== segment && holdsSecret(ctx, plain))
       return segment !== '' && secret ? redacted : segment
     })
@@ -105,22 +107,12 @@ function holdsSecret(ctx: RuleContext, text: string, answered = false): boolean 
 }
 
 /** What a key, a token or a session id is made of: visible ASCII only (see `headerSecretSchema`). */
-const secretCharacters = /^[\x21-\x7e]+$/
-
 function isSecret({ db }: RuleContext, text: string): boolean {
-  if (!secretCharacters.test(text)) return false
+  if (!visibleAscii.test(text)) return false
   const hash = hashSecret(text)
   return (
     db.apiKeys.get(hash) !== undefined ||
     db.signInTokens.get(hash) !== undefined ||
     db.webViewSessions.get(hash) !== undefined
   )
-}
-
-function decoded(segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
 }

@@ -65,7 +65,12 @@ function matchSegments(pattern: readonly string[], segments: readonly string[]) 
   return params
 }
 
-function decodeSegment(segment: string): string | undefined {
+/**
+ * A path segment percent-decoded once; `undefined` when it is not valid percent-encoding.
+ *
+ * @example decodeSegment('a%2Fb') // 'a/b'
+ */
+export function decodeSegment(segment: string): string | undefined {
   try {
     return decodeURIComponent(segment)
   } catch {

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { describeIssues } from '../errors.ts'
+import { visibleAscii } from '../options.ts'
 
 /**
  * What `verify` does when not told otherwise.
@@ -39,7 +40,7 @@ export const verifyOptionsSchema = z.strictObject({
       'expected a URL without a user name or password (errors and --dry-run would print them)',
     ),
   /** An API key of `orgId`. Sent only as `Authorization: Bearer`, never printed. */
-  apiKey: z.string().regex(/^[\x21-\x7e]+$/, 'expected visible ASCII characters, at least one'),
+  apiKey: z.string().regex(visibleAscii, 'expected visible ASCII characters, at least one'),
   /** The organisation the key belongs to: the throwaway user is created there. */
   orgId: z.string().min(1),
   /** An organisation the key does not belong to; by default a random one. */
