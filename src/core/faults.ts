@@ -51,7 +51,7 @@ export type FaultOptions = Omit<Fault, 'operation'>
  *
  * @example if (api.queuedFaults().length < maxQueuedFaults) api.failNext('delete', { status: 500 })
  */
-export const maxQueuedFaults = 1000
+const maxQueuedFaults = 1000
 
 /** A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer. */
 export interface QueuedFaultView {

@@ -29,7 +29,7 @@ const plausiblePiece = { min: 8, max: 512 }
  *
  * @example redactSecrets(ctx, { id: 'Bearer sk_test_…', orgId: 'org-1' }) // { id: '[redacted]', orgId: 'org-1' }
  */
-export function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): JsonValue {
+function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): JsonValue {
   const walk = (node: JsonValue): JsonValue => {
     if (typeof node === 'string') return redactText(ctx, node, answered)
     if (Array.isArray(node)) return node.map(walk)
@@ -69,7 +69,7 @@ export function redactCall(ctx: RuleContext, call: CallRequest, answered: boolea
  *
  * @example redactText(ctx, `Bearer ${key}`) // '[redacted]'
  */
-export function redactText(ctx: RuleContext, text: string, answered = false): string {
+function redactText(ctx: RuleContext, text: string, answered = false): string {
   return holdsSecret(ctx, text, answered) ? redacted : text
 }
 

@@ -8,7 +8,7 @@ import { toUserProfile } from '../rules/profile.ts'
 export const maxUsersPerPage = 100
 
 /** The most tokens, sessions or certificates one user's details list (the newest). */
-export const maxRecordsPerUser = 100
+const maxRecordsPerUser = 100
 
 /** `GET /__mock/users`: one organisation's users, searched and paged. */
 export const userListQuerySchema = z.strictObject({

@@ -35,7 +35,7 @@ function keyOf(name: CollectionName, record: object): string | undefined {
 const header = { format: 'identify-api-mock-state', version: 1 }
 const fatalDecoder = new TextDecoder('utf-8', { fatal: true })
 /** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
-export const privateMode = 0o600
+const privateMode = 0o600
 
 /** A state file that cannot be used: it is left in place, and the message says why. */
 export class StateFileError extends Error {

@@ -15,7 +15,7 @@ export type Exchange =
   | { answered: false; failure: 'timeout' | 'network' | 'interrupted'; message: string }
 
 /** The most of an answer's body that is read: the API's answers are a few hundred bytes. */
-export const maxAnswerBytes = 256 * 1024
+const maxAnswerBytes = 256 * 1024
 
 export interface SendOptions {
   fetch: typeof fetch

@@ -188,7 +188,7 @@ export function planSteps(ctx: RunContext): Step[] {
 }
 
 /** A random part of an id: 128 bits, as hex, from the platform's cryptographic source. */
-export function randomPart(): string {
+function randomPart(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16))
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
 }
