@@ -15,11 +15,16 @@ import {
 
 expect.extend(matchers)
 
-declare module 'vitest' {
-  interface Matchers<T> {
-    /** The mock received identify calls matching `request` (a deep partial of the body). */
-    toHaveIdentified(request?: IdentifyExpectation, options?: CallExpectation): void
-    /** The mock received delete calls matching `request` (`orgId`, `id`, or both). */
-    toHaveDeleted(request?: DeleteExpectation, options?: CallExpectation): void
+// vitest 4 and 5 declare `Matchers` with different type parameters, so no one augmentation of it
+// compiles against both; each builds `expect(value)` from chai's `Assertion` methods, which both
+// also take from here.
+declare global {
+  namespace Chai {
+    interface Assertion {
+      /** The mock received identify calls matching `request` (a deep partial of the body). */
+      toHaveIdentified(request?: IdentifyExpectation, options?: CallExpectation): void
+      /** The mock received delete calls matching `request` (`orgId`, `id`, or both). */
+      toHaveDeleted(request?: DeleteExpectation, options?: CallExpectation): void
+    }
   }
 }
