@@ -3,6 +3,7 @@ import { seedDataset } from '../../fixtures/seed.ts'
 import { createHandlers } from '../../handlers/index.ts'
 import { MockCore } from '../core/mock-core.ts'
 import { createMockFetch, type MockFetch } from '../core/mock-fetch.ts'
+import { unsupportedNode } from '../node-support.ts'
 import type { MockApiOptions } from '../options.ts'
 
 /** A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind them. */
@@ -18,7 +19,7 @@ export interface MockApi extends MockCore {
 
 /**
  * Creates an independent mock of the Identify and Delete User API: two instances never share
- * state.
+ * state. On a Node too old for it, it throws, saying which Node it needs.
  *
  * @example
  * import { setupServer } from 'msw/node'
@@ -37,6 +38,9 @@ export interface MockApi extends MockCore {
  * })
  */
 export function createMockApi(options: MockApiOptions = {}): MockApi {
+  // Before msw fails deep inside a request for what the older Node lacks.
+  const refusal = unsupportedNode()
+  if (refusal) throw new Error(`identify-api-mock ${refusal}`)
   const core = new MockCore(seedDataset, options)
   const handlers = createHandlers(core, { baseUrl: core.options.baseUrl })
   const fetch = createMockFetch(core, core.options.baseUrl)

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './node-check.ts'
 import { Command } from 'commander'
 import { controlRoutes } from '../control/control.ts'
 import { controlPaths } from '../control-paths.ts'
