@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 import './node-check.ts'
+import { readFileSync } from 'node:fs'
 import { Command } from 'commander'
 import { controlRoutes } from '../control/control.ts'
 import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
 import type { Credentials } from '../model/dataset.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
+import { fileErrorInWords } from './file-errors.ts'
 import { isLoopbackAddress } from './front-door.ts'
 import { type CombinedFlags, flagOf, optionsOf, serveOptions } from './serve-flags.ts'
 import { type RunningServer, ServerStartError, startServer } from './server.ts'
@@ -16,6 +18,13 @@ import { addVerifyCommand } from './verify/command.ts'
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
   .showSuggestionAfterError()
+  // Every command's errors (the subcommands inherit this): one line, under the program's name.
+  .configureOutput({ outputError: (text, write) => write(`identify-api-mock: ${oneLine(text)}\n`) })
+  .option('-V, --version', 'print the version and exit')
+  .on('option:version', () => {
+    process.stdout.write(`${ownVersion()}\n`)
+    process.exit(0)
+  })
 
 const serveCommand = program
   .command('serve')
@@ -25,12 +34,12 @@ serveCommand
   .option('--json', 'print the start-up facts as one JSON line, for scripts', false)
   .action(async (flags: CombinedFlags & { json: boolean }, command: Command) => {
     const keys = flags.apiKey?.length ?? 0
-    if (keys > 0 && !flags.org) command.error('error: --api-key needs --org <orgId>')
-    if (flags.org && keys === 0) command.error('error: --org needs at least one --api-key <key>')
+    if (keys > 0 && !flags.org) command.error('--api-key needs --org <orgId>')
+    if (flags.org && keys === 0) command.error('--org needs at least one --api-key <key>')
     // A secret kept in the environment for the runs that have a --webhook-url is no mistake.
     const secretGiven = command.getOptionValueSource('webhookSecret') === 'cli'
     if (secretGiven && !flags.webhookUrl?.length)
-      command.error('error: --webhook-secret needs at least one --webhook-url <url>')
+      command.error('--webhook-secret needs at least one --webhook-url <url>')
     const parsed = serverOptionsSchema.safeParse(optionsOf(command.opts()))
     if (!parsed.success) fail(describeForCli(parsed.error.issues))
     await serve(parsed.data, flags.json)
@@ -40,12 +49,14 @@ program
   .command('openapi')
   .description('Print the OpenAPI 3.1 document of the API, or write it to a file.')
   .option('--out <file>', 'write the document to this file instead of standard output')
-  .action(async (flags: { out?: string }) => {
+  .action(async ({ out }: { out?: string }) => {
     const { createOpenApiDocument } = await import('../core/openapi.ts')
     const text = `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`
-    if (!flags.out) return void process.stdout.write(text)
+    if (!out) return void process.stdout.write(text)
     const { writeFile } = await import('node:fs/promises')
-    await writeFile(flags.out, text)
+    await writeFile(out, text).catch((error: unknown) =>
+      fail(`cannot write ${out}: ${fileErrorInWords(out, error)}`),
+    )
   })
 
 addVerifyCommand(program)
@@ -151,6 +162,27 @@ function banner(
     'Stop with Ctrl+C.',
     '',
   ].join('\n')
+}
+
+/** The version in this package's package.json, the nearest one above this module (sources or dist). */
+function ownVersion(): string {
+  for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'))
+      if (manifest.name === 'identify-api-mock') return manifest.version
+    } catch {
+      // No package.json here: look further up.
+    }
+  }
+  return fail('cannot find the package.json of identify-api-mock to read its version')
+}
+
+/** A message of commander's as one line, without its own `error: ` (the caller prefixes the name). */
+function oneLine(text: string): string {
+  return text
+    .replace(/^error: /, '')
+    .trim()
+    .replace(/\s*\n\s*/g, ' ')
 }
 
 function fail(message: string): never {

@@ -20,6 +20,7 @@ import { type CollectionName, collectionNames, collectionTable } from '../model/
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
 import { profileFieldNames } from '../profile-fields.ts'
+import { fileErrorInWords } from './file-errors.ts'
 import { errorCode, FileLock, FileLockedError, unlinkQuietly } from './file-lock.ts'
 
 /** The natural key of `record` in collection `name`; `undefined` when a key field is not text. */
@@ -238,13 +239,8 @@ function followLink(path: string): string {
  */
 export function asStateFileError(path: string, error: unknown): StateFileError {
   if (error instanceof StateFileError) return error
-  if (errorCode(error) === 'ENOENT') {
-    return new StateFileError(
-      `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
-    )
-  }
   if (error instanceof FileLockedError) return new StateFileError(error.message)
-  return new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
+  return new StateFileError(`cannot use ${path} as a state file: ${fileErrorInWords(path, error)}`)
 }
 
 /** Temporary files of rewrites that a crash interrupted (the lock says none is under way). */

@@ -1,4 +1,4 @@
-import { resolveVerifyOptions, type VerifyOptions } from './options.ts'
+import { resolveVerifyOptions, type VerifyPlanOptions, verifyPlanOptionsSchema } from './options.ts'
 import { createRunContext, planSteps } from './plan.ts'
 import type { CheckKind } from './report.ts'
 import { verifyRows } from './rows.ts'
@@ -14,13 +14,13 @@ export interface VerifyPlan {
 /**
  * The requests a run would send, in order, and the rows it would judge: what `verify --dry-run`
  * prints. Sends nothing. The ids are made up as a run makes them, so they differ from the next
- * run's.
+ * run's. It needs no API key.
  *
  * @example
  * const { requests } = planVerification({ baseUrl, apiKey, orgId: 'acme' }) // 15 requests
  */
-export function planVerification(options: VerifyOptions): VerifyPlan {
-  const resolved = resolveVerifyOptions(options)
+export function planVerification(options: VerifyPlanOptions): VerifyPlan {
+  const resolved = resolveVerifyOptions(options, verifyPlanOptionsSchema)
   const ctx = createRunContext(resolved)
   return {
     target: resolved.baseUrl,

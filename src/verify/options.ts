@@ -62,6 +62,16 @@ export const verifyOptionsSchema = z.strictObject({
 export type VerifyOptions = z.input<typeof verifyOptionsSchema>
 export type ResolvedVerifyOptions = z.output<typeof verifyOptionsSchema>
 
+/**
+ * What `planVerification` takes: a run's options, with the key optional, since a plan sends
+ * nothing (given, it is checked as a run would).
+ *
+ * @example verifyPlanOptionsSchema.parse({ baseUrl: 'https://staging.example.com', orgId: 'acme' })
+ */
+export const verifyPlanOptionsSchema = verifyOptionsSchema.partial({ apiKey: true })
+
+export type VerifyPlanOptions = z.input<typeof verifyPlanOptionsSchema>
+
 /** Why a run could not produce a report. */
 export type VerifyErrorReason = 'invalid-options' | 'unreachable' | 'refused' | 'interrupted'
 
@@ -83,9 +93,15 @@ export class VerifyError extends Error {
   }
 }
 
-/** The options with their defaults; a `VerifyError` (`invalid-options`) naming what is wrong. */
-export function resolveVerifyOptions(options: VerifyOptions): ResolvedVerifyOptions {
-  const parsed = verifyOptionsSchema.safeParse(options)
+/**
+ * The options with their defaults, parsed by `schema` (a run's by default); a `VerifyError`
+ * (`invalid-options`) naming what is wrong.
+ */
+export function resolveVerifyOptions<T extends z.ZodType = typeof verifyOptionsSchema>(
+  options: z.input<T>,
+  schema: T = verifyOptionsSchema as unknown as T,
+): z.output<T> {
+  const parsed = schema.safeParse(options)
   if (!parsed.success) {
     throw new VerifyError(
       'invalid-options',

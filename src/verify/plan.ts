@@ -200,7 +200,9 @@ function randomPart(): string {
  * @example
  * createRunContext(resolveVerifyOptions({ baseUrl, apiKey, orgId: 'acme' })).userId // 'verify-3f…'
  */
-export function createRunContext(options: ResolvedVerifyOptions): RunContext {
+export function createRunContext(
+  options: Pick<ResolvedVerifyOptions, 'orgId' | 'otherOrgId' | 'userIdPrefix' | 'groups'>,
+): RunContext {
   return {
     orgId: options.orgId,
     otherOrgId: options.otherOrgId ?? `verify-other-org-${randomPart()}`,

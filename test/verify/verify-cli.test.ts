@@ -156,6 +156,14 @@ describe('identify-api-mock verify', { timeout: 30_000 }, () => {
     expect(stdout.match(/^ +\d+\. /gm)).toHaveLength(15)
     expect(stdout).not.toContain(key)
   })
+
+  it('prints the plan with --dry-run without an --api-key: it sends nothing, so needs none', async () => {
+    const cli = runCli(['verify', '--base-url', server.url, '--org', 'org-1', '--dry-run'])
+    expect((await cli.exit).code).toBe(0)
+    expect(cli.stderr()).toBe('')
+    expect(cli.stdout().match(/^ +\d+\. /gm)).toHaveLength(15)
+    expect(server.core.requests()).toEqual([])
+  })
 })
 
 describe('identify-api-mock verify: when it cannot run', { timeout: 30_000 }, () => {

@@ -3,7 +3,7 @@ import { verifyDefaults } from '../../verify/options.ts'
 
 export interface VerifyFlags {
   baseUrl: string
-  apiKey: string
+  apiKey?: string
   org: string
   otherOrg?: string
   groups: string[]
@@ -23,8 +23,9 @@ export interface VerifyFlags {
 export const verifyExitCodes = { ok: 0, differs: 1, cannotRun: 2, interrupted: 130 } as const
 
 /**
- * Adds `identify-api-mock verify` to the CLI. Its options' errors exit 2 with one line, like
- * every other reason it cannot run; the run itself is loaded only when the command is used.
+ * Adds `identify-api-mock verify` to the CLI. Its options' errors exit 2 with one line (the
+ * program's), like every other reason it cannot run; the run itself is loaded only when the
+ * command is used.
  *
  * @example
  * addVerifyCommand(new Command('identify-api-mock')).parseAsync()
@@ -37,9 +38,10 @@ export function addVerifyCommand(program: Command): void {
     )
     .requiredOption('--base-url <url>', 'the deployment, e.g. https://staging.example.com')
     .addOption(
-      new Option('--api-key <key>', 'an API key of --org; never printed')
-        .env('IDENTIFY_API_MOCK_VERIFY_API_KEY')
-        .makeOptionMandatory(),
+      new Option(
+        '--api-key <key>',
+        'an API key of --org, needed unless --dry-run; never printed',
+      ).env('IDENTIFY_API_MOCK_VERIFY_API_KEY'),
     )
     .requiredOption(
       '--org <orgId>',
@@ -65,10 +67,6 @@ export function addVerifyCommand(program: Command): void {
     .option('--json', 'print the report as one JSON document', false)
     .option('--junit <file>', 'also write the report as JUnit XML to this file')
     .option('--dry-run', 'print the plan and send nothing', false)
-    .configureOutput({
-      outputError: (text, write) =>
-        write(`identify-api-mock: ${text.trim().replace(/\s*\n\s*/g, ' ')}\n`),
-    })
     .exitOverride((error) => {
       process.exit(error.exitCode === 0 ? 0 : verifyExitCodes.cannotRun)
     })

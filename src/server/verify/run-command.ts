@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises'
 import { planVerification } from '../../verify/dry-run.ts'
-import { VerifyError, type VerifyOptions } from '../../verify/options.ts'
+import { VerifyError, type VerifyPlanOptions } from '../../verify/options.ts'
 import { verifyDeployment } from '../../verify/run.ts'
+import { fileErrorInWords } from '../file-errors.ts'
 import { type VerifyFlags, verifyExitCodes } from './command.ts'
 import { formatPlan, formatReport } from './format-report.ts'
 import { formatJUnit } from './junit.ts'
@@ -16,7 +17,7 @@ import { formatJUnit } from './junit.ts'
 export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
   const interruption = new AbortController()
   process.once('SIGINT', () => interruption.abort())
-  const options: VerifyOptions = {
+  const options: VerifyPlanOptions = {
     baseUrl: flags.baseUrl,
     apiKey: flags.apiKey,
     orgId: flags.org,
@@ -35,7 +36,14 @@ export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
         flags.json ? `${JSON.stringify(plan, null, 2)}\n` : formatPlan(plan),
       )
     }
-    const report = await verifyDeployment(options)
+    // A dry run sends nothing, so only a run needs the key.
+    if (options.apiKey === undefined) {
+      throw new VerifyError(
+        'invalid-options',
+        "required option '--api-key <key>' not specified (or set IDENTIFY_API_MOCK_VERIFY_API_KEY)",
+      )
+    }
+    const report = await verifyDeployment({ ...options, apiKey: options.apiKey })
     if (flags.junit) await writeJUnit(flags.junit, formatJUnit(report, { strict: flags.strict }))
     if (!report.throwawayUser.deleted) {
       process.stderr.write(
@@ -60,8 +68,10 @@ async function writeJUnit(file: string, xml: string) {
   try {
     await writeFile(file, xml)
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error)
-    throw new VerifyError('invalid-options', `cannot write the JUnit report to ${file} (${code})`)
+    throw new VerifyError(
+      'invalid-options',
+      `cannot write the JUnit report to ${file}: ${fileErrorInWords(file, error)}`,
+    )
   }
 }
 
