@@ -8,7 +8,7 @@ export const minimumNode = '22.12'
 
 /**
  * Why this runtime cannot run the mock, in words for one line, or `undefined`: only a Node older
- * than `minimumNode` is refused (a browser, Deno or Bun has no `process.versions.node` to judge).
+ * than `minimumNode` is refused (a browser, Deno or Bun has no Node version to judge).
  *
  * @example unsupportedNode('20.20.2') // 'needs Node 22.12 or newer; this is Node 20.20.2'
  */

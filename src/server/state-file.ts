@@ -20,8 +20,8 @@ import { type CollectionName, collectionNames, collectionTable } from '../model/
 import { type MockState, mockStateSchema, type StateChange } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
 import { profileFieldNames } from '../profile-fields.ts'
-import { fileErrorInWords } from './file-errors.ts'
 import { errorCode, FileLock, FileLockedError, unlinkQuietly } from './file-lock.ts'
+import { fileErrorInWords } from './files/file-errors.ts'
 
 /** The natural key of `record` in collection `name`; `undefined` when a key field is not text. */
 function keyOf(name: CollectionName, record: object): string | undefined {

@@ -1,5 +1,4 @@
 import { dirname } from 'node:path'
-import { errorCode } from './file-lock.ts'
 
 /**
  * Why `path` could not be opened, read or written, in plain words for the end of one line: the
@@ -8,7 +7,7 @@ import { errorCode } from './file-lock.ts'
  * @example `cannot write ${path}: ${fileErrorInWords(path, error)}` // '… its directory /missing does not exist'
  */
 export function fileErrorInWords(path: string, error: unknown): string {
-  switch (errorCode(error)) {
+  switch ((error as NodeJS.ErrnoException | undefined)?.code) {
     case 'ENOENT':
       return `its directory ${dirname(path)} does not exist`
     case 'ENOTDIR':
