@@ -6,8 +6,8 @@ import { repoRoot } from '../support/docs.ts'
 
 /**
  * A clone of the repository is all a reader or a build has: no file may point outside it (the
- * specification folder beside it, a path that climbs out of it), and no Markdown link may name a
- * file or a heading the repository does not have.
+ * specification folder beside it, a path that climbs out of it, an issue of a tracker it does not
+ * have), and no Markdown link may name a file or a heading the repository does not have.
  */
 const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
   cwd: repoRoot,
@@ -72,6 +72,13 @@ describe('links', () => {
       })
       .map(([file]) => file)
     expect(naming).toEqual([])
+  })
+
+  it('names no issue of a tracker the repository does not have', () => {
+    const citing = [...texts].flatMap(([file, text]) =>
+      [...text.matchAll(/\bissues? #?\d+/gi)].map((m) => `${file}: ${m[0]}`),
+    )
+    expect(citing).toEqual([])
   })
 
   it('has no relative path that climbs out of the repository', () => {
