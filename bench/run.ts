@@ -1,10 +1,10 @@
 /**
- * `npm run bench`: the goals of issue 6 ("Fast at any size"), measured side by side in one run,
+ * `npm run bench`: the performance goals (bench/README.md), measured side by side in one run,
  * each figure printed with its goal, its ratio and whether it is met.
  *
  *   npm run bench                 # the whole run, about 7 minutes on 2 cores
  *   npm run bench -- --quick      # every figure from shorter runs and fewer calls (a smoke test)
- *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify, issue 13)
+ *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify)
  *
  * HTTP load comes from autocannon (10 connections, to 127.0.0.1 only), micro-benchmarks from
  * tinybench; targets compared with each other run interleaved and the medians are compared.
@@ -297,7 +297,7 @@ async function inATestSuite() {
   })
   figures.push({
     goal: 3,
-    name: 'identify through api.fetch (no msw, issue 16)',
+    name: 'identify through api.fetch (no msw)',
     measured: ms(costs.apiFetch),
     target: '≤ 1/20 × trivial',
     ratio: costs.apiFetch / costs.trivial,
@@ -459,7 +459,7 @@ async function memory() {
   )
 }
 
-// 6. Sustained load (issue 13): does throughput hold and memory stay flat with tokens bounded?
+// 6. Sustained load: does throughput hold and memory stay flat with tokens bounded?
 async function sustained() {
   const { seconds, windowSeconds } = plan.sustained
   say(`\n6. Sustained load: ${seconds} s of identify at full speed…`)
@@ -468,7 +468,7 @@ async function sustained() {
   const [first = Number.NaN, last = Number.NaN] = [run.windows[0], run.windows.at(-1)]
   const name = `${seconds} s of identify at full speed`
   figures.push({
-    goal: 13,
+    goal: 6,
     name: `${name}: last ${windowSeconds} s against first ${windowSeconds} s`,
     measured: `${perSecond(last)} vs ${perSecond(first)}`,
     target: '≥ 0.9 × first',
@@ -476,13 +476,13 @@ async function sustained() {
     met: last / first >= 0.9,
   })
   figures.push({
-    goal: 13,
+    goal: 6,
     name: `${name}: RSS at the end (peak)`,
     measured: `${mb(run.end.rss)} (${mb(run.end.peakRss)})`,
     target: 'for context',
   })
   figures.push({
-    goal: 13,
+    goal: 6,
     name: `${name}: live sign-in tokens at the end`,
     measured: run.liveTokens.toLocaleString('en'),
     target: '≤ 10 per user',

@@ -167,7 +167,7 @@ export async function inProcessCosts(client: InProcessClient, ids: string[], tim
 /**
  * Goal 3: identify through `setupServer` + `fetch` against the round trip of a trivial msw
  * handler answering a JSON body of the same size, `reset()` of the default dataset, and identify
- * through `api.fetch` (no msw; issue 16 asks at most 1/20 of the trivial round trip);
+ * through `api.fetch` (no msw; the goal asks at most 1/20 of the trivial round trip);
  * interleaved over `rounds`, each figure the median of its rounds' medians (ms).
  */
 export async function suiteCosts(rounds: number, timeMs: number) {

@@ -1,6 +1,6 @@
 /** One line of the benchmark's table. */
 export interface Figure {
-  /** The goal it belongs to: issue 6's (1–5), or 13 for issue 13's sustained load. */
+  /** The goal it belongs to (1 to 6, bench/README.md names them). */
   goal: number
   name: string
   /** The figure, with its unit. */
@@ -13,7 +13,7 @@ export interface Figure {
   met?: boolean
 }
 
-/** The figures as a Markdown table (what the README's Performance section shows). */
+/** The figures as a Markdown table (what bench/README.md shows). */
 export function formatTable(figures: readonly Figure[]): string {
   const rows = figures.map((f) => [
     String(f.goal),

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs'
 
 /**
- * jest 30, ESM, TypeScript through Babel: the configuration the README gives, plus the mapping a
- * consumer does not need: inside this repository the package's names are its sources, as
+ * jest 30, ESM, TypeScript through Babel: the configuration docs/guides/testing.md gives, plus the
+ * mapping a consumer does not need: inside this repository the package's names are its sources, as
  * tsconfig.json's `paths` say.
  */
 const { compilerOptions } = JSON.parse(

@@ -2,7 +2,7 @@ import { z } from 'zod'
 
 /**
  * One row of a verification report. `contract` rows check what the API description states;
- * `decision` rows check what this mock chose where it is silent (README: "Behaviour where the API description is silent").
+ * `decision` rows check what this mock chose where it is silent (docs/guides/behaviour.md).
  *
  * @example
  * checkResultSchema.parse({ name: 'identify answers 200', kind: 'contract', verdict: 'same', expected: '200', actual: '200' })

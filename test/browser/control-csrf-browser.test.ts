@@ -7,7 +7,7 @@ import { chromiumLaunchOptions } from '../support/chromium.ts'
 import { expectIdentified } from '../support/expect-body.ts'
 
 /**
- * The attack of issue 13 as a real browser runs it: a page of another origin (a second local
+ * The cross-site attack on the controls, as a real browser runs it: a page of another origin (a second local
  * server, on another port) submits a `text/plain` form to `/__mock/reset` and sends a `no-cors`
  * `fetch` to `/__mock/faults`. Neither may reach the mock.
  */

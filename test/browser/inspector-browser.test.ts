@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { generateWebhookSecret } from '../../src/webhooks/signature.ts'
 import { chromiumLaunchOptions } from '../support/chromium.ts'
 import { startCli } from '../support/cli-process.ts'
+import { readDoc } from '../support/docs.ts'
 import { expectError, expectIdentified } from '../support/expect-body.ts'
 import {
   expectSignedDelivery,
@@ -12,7 +13,7 @@ import {
   startReceiver,
 } from '../support/webhook-delivery.ts'
 
-/** Where the pictures of the inspector go (named in the README; the folder is gitignored). */
+/** Where the pictures of the inspector go (named in the server guide; the folder is gitignored). */
 const screenshots = 'test/screenshots'
 
 /** Opens the inspector, failing the test on any script error or policy violation it logs. */
@@ -151,10 +152,10 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
-  it('names every screenshot in the README', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+  it('names every screenshot in the server guide', () => {
+    const guide = readDoc('docs/guides/server.md')
     for (const name of ['inspector-desktop.png', 'inspector-phone.png', 'inspector-webhooks.png']) {
-      expect(readme).toContain(`${screenshots}/${name}`)
+      expect(guide).toContain(`${screenshots}/${name}`)
     }
   })
 

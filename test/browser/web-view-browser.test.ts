@@ -5,9 +5,9 @@ import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { chromiumLaunchOptions } from '../support/chromium.ts'
 import { expectIdentified } from '../support/expect-body.ts'
 
-/** Where the browser test leaves a picture of the signed-in page (named in the README). */
+/** Where the browser test leaves a picture of the signed-in page (named in docs/guides/web-view.md). */
 const screenshotPath = 'test-results/webview-signed-in.png'
-/** Where it leaves a picture of the error page for each reason (named in the README). */
+/** Where it leaves a picture of the error page for each reason (named in docs/guides/web-view.md). */
 const screenshots = 'test/screenshots'
 
 declare global {

@@ -123,7 +123,7 @@ describe('properties of the control endpoints over HTTP', () => {
   /** The inspector page's files: they hold no data, so the control token does not guard them. */
   const openPaths = ['/__mock/', '/__mock/inspector.css', '/__mock/inspector.js']
 
-  /** A fault as the README's "Faults on demand" states it, checked without the mock's schema. */
+  /** A fault as docs/guides/behaviour.md, "Faults on demand", states it, checked without the mock's schema. */
   function isFault(value: unknown): boolean {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
     const fault = value as Record<string, unknown>

@@ -3,38 +3,26 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { codeBlocks, packedPackageBlocks, repoRoot } from '../support/docs.ts'
 
 /**
  * The package as a consumer receives it: packed, installed from the tarball into a scratch project
- * outside the repository with its own msw and vitest, and used by following the README literally,
- * on each Node/msw combination the README claims.
+ * outside the repository with its own msw and vitest, and used by following the README and the
+ * testing guide literally, on each Node/msw combination the README claims.
  */
 const run = promisify(execFile)
-const repo = fileURLToPath(new URL('../..', import.meta.url))
-const readme = readFileSync(join(repo, 'README.md'), 'utf8')
-
-/** The code blocks of `lang` in the README's section `heading`, up to its next heading. */
-function blocks(heading: string, lang: string): string[] {
-  const start = readme.indexOf(`${heading}\n`)
-  if (start === -1) throw new Error(`README has no "${heading}"`)
-  const rest = readme.slice(start + heading.length)
-  const body = rest.slice(0, rest.search(/^#{2,3} /m))
-  return [...body.matchAll(new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\``, 'gm'))].map(
-    (m) => m[1] ?? '',
-  )
-}
-
-const [quickStart = ''] = blocks('## Quick start: a vitest suite', 'ts')
-const [fetchOnly = '', openapiFetch = ''] = blocks('### Without msw: `api.fetch`', 'ts')
-const [openapiCommands = ''] = blocks('### Without msw: `api.fetch`', 'sh')
-const matchersSection = '### Asserting what your code sent: `calls()` and matchers'
-const [vitestConfig = '', matchersTest = ''] = blocks(matchersSection, 'ts')
-const [jestInstall = ''] = blocks('### jest', 'sh')
-const [jestConfig = ''] = blocks('### jest', 'js')
-const [jestHandlers = '', jestFetch = ''] = blocks('### jest', 'ts')
+const repo = repoRoot
+const [readmeQuickStart, fetchSection, fetchCommands, matchersSection, jestSh, jestJs, jestTs] =
+  packedPackageBlocks.map(({ file, heading, lang }) => codeBlocks(file, heading, lang))
+const [quickStart = ''] = readmeQuickStart ?? []
+const [fetchOnly = '', openapiFetch = ''] = fetchSection ?? []
+const [openapiCommands = ''] = fetchCommands ?? []
+const [vitestConfig = '', matchersTest = ''] = matchersSection ?? []
+const [jestInstall = ''] = jestSh ?? []
+const [jestConfig = ''] = jestJs ?? []
+const [jestHandlers = '', jestFetch = ''] = jestTs ?? []
 /** The vitest files of a scratch project, each a README block as it stands. */
 const vitestFiles = {
   'quick-start.test.ts': quickStart,
@@ -219,7 +207,7 @@ describe('the packed package in a consumer project', () => {
         expect(installedVersion(dir(), 'vitest')).toMatch(new RegExp(`^${vitest}\\.`))
       })
 
-      it("runs the README's vitest suites: quick start, api.fetch alone, openapi-fetch, matchers", async () => {
+      it("runs the docs' vitest suites: quick start, api.fetch alone, openapi-fetch, matchers", async () => {
         const { stdout } = await run(
           nodeBinary(node),
           [join(dir(), 'node_modules/vitest/vitest.mjs'), 'run'],
@@ -230,7 +218,7 @@ describe('the packed package in a consumer project', () => {
         for (const name of vitestTests) expect(report).toContain(`✓ ${name}`)
       }, 120_000)
 
-      it('type-checks the README suites against the published declarations', async () => {
+      it('type-checks the suites of the docs against the published declarations', async () => {
         writeFileSync(
           join(dir(), 'tsconfig.json'),
           JSON.stringify({

@@ -1,75 +1,173 @@
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
-import { HttpResponse, http } from 'msw'
-import { setupServer } from 'msw/node'
 import { Webhook, WebhookVerificationError } from 'svix'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mockApiOptionsSchema } from '../../src/options.ts'
-import { createMockApi, type MockApi } from '../../src/root/index.ts'
+import { createMockApi, type MockApi, type RedeemResult } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
+import type { VerifyReport } from '../../src/server/verify/index.ts'
 import { verifyRows } from '../../src/verify/rows.ts'
 import { generateWebhookSecret } from '../../src/webhooks/signature.ts'
 import { cliPath } from '../support/cli-process.ts'
+import {
+  allCodeBlocks,
+  type CodeBlock,
+  codeBlocks,
+  docSection,
+  packedPackageBlocks,
+  readDoc,
+  repoRoot,
+  runBlock,
+} from '../support/docs.ts'
 
+/**
+ * The README and the guides as a reader follows them: every code block runs (here, or in the
+ * packed-package test), and what they list (flags, options, rows, answers) is what the code has.
+ */
 const run = promisify(execFile)
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 
-/** The README's section under `heading`, up to the next heading of its level or above. */
-function section(heading: string): string {
-  const level = heading.indexOf(' ')
-  const lines = readme.split('\n')
-  const start = lines.indexOf(heading)
-  if (start === -1) throw new Error(`README has no "${heading}"`)
-  let inCode = false
-  let end = start + 1
-  for (; end < lines.length; end++) {
-    const line = lines[end] ?? ''
-    if (line.startsWith('```')) inCode = !inCode
-    const match = !inCode && line.match(/^(#+) /)
-    if (match && (match[1]?.length ?? 0) <= level) break
-  }
-  return lines.slice(start, end).join('\n')
+const readme = 'README.md'
+const testing = 'docs/guides/testing.md'
+const server = 'docs/guides/server.md'
+const webView = 'docs/guides/web-view.md'
+const webhooks = 'docs/guides/webhooks.md'
+const verify = 'docs/guides/verify.md'
+const behaviour = 'docs/guides/behaviour.md'
+const contract = 'docs/guides/contract.md'
+/** The files whose every code block this test accounts for. */
+const documents = [readme, testing, server, webView, webhooks, verify, behaviour, contract]
+
+/** Every block this file runs or checks, by file and text. */
+const used = new Set<string>()
+const key = (file: string, code: string) => `${file}\0${code}`
+/** The blocks of `lang` under `heading` of `file` (those `pick` keeps), each counted as run here. */
+function blocks(file: string, heading: string, lang: string, pick = (_code: string) => true) {
+  const found = codeBlocks(file, heading, lang).filter(pick)
+  for (const code of found) used.add(key(file, code))
+  return found
 }
 
-describe('README', () => {
-  let server: RunningServer
+const helps = new Map<string, Promise<string[]>>()
+/** The flags `identify-api-mock <command> --help` prints. */
+function flagsOf(command: string): Promise<string[]> {
+  const known = helps.get(command)
+  if (known) return known
+  const flags = run(process.execPath, ['--import', 'tsx', cliPath, command, '--help']).then(
+    ({ stdout }) =>
+      [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)]
+        .map((m) => m[1] ?? '')
+        .filter((flag) => flag !== '--help'),
+  )
+  helps.set(command, flags)
+  return flags
+}
+
+const [mswDataBlock = ''] = blocks(
+  testing,
+  '## Reading and seeding the model with `@msw/data`',
+  'ts',
+)
+const [, , jestTypes = ''] = blocks(testing, '## jest', 'ts')
+const [leakWorkaround = ''] = blocks(
+  testing,
+  '## msw keeps about 50 KB per intercepted `fetch` in Node',
+  'ts',
+)
+const [curlBlock = ''] = blocks(server, '## Examples with curl', 'sh')
+const [webViewExample = ''] = blocks(webView, '## Example', 'ts')
+const [verification = '', retries = ''] = blocks(webhooks, '# Webhooks', 'ts')
+const [verifyFunction = ''] = blocks(
+  verify,
+  '# Is the mock still right? Check it against your deployment',
+  'ts',
+)
+const [schemasBlock = ''] = blocks(contract, '# The contract: schemas and OpenAPI', 'ts')
+/** Shell blocks whose every command is checked against the scripts and the CLI's flags. */
+const shellBlocks = [
+  ...blocks(readme, '# identify-api-mock', 'sh', (code) => code.includes('npm test')),
+  ...blocks(readme, '## Standalone server', 'sh'),
+  ...blocks(server, '# The standalone server', 'sh', (code) => !code.includes('curl ')),
+  ...blocks(verify, '# Is the mock still right? Check it against your deployment', 'sh'),
+]
+for (const { file, heading, lang } of packedPackageBlocks) {
+  for (const code of codeBlocks(file, heading, lang)) used.add(key(file, code))
+}
+/** Blocks no test can run here, and why. */
+const notRun: readonly { file: string; heading: string; why: string }[] = [
+  {
+    file: readme,
+    heading: '## Install',
+    why: "installs from the reader's own git host or tarball",
+  },
+  { file: readme, heading: '## In a container', why: 'needs a Docker daemon' },
+]
+
+describe('README and guides', () => {
+  let defaultServer: RunningServer
   beforeAll(async () => {
-    server = await startServer({ port: 0 })
+    defaultServer = await startServer({ port: 0 })
   })
-  afterAll(() => server.close())
+  afterAll(() => defaultServer.close())
 
   it('shows the keys the default seed gives', () => {
-    const banner = section('## Standalone server')
-    for (const { orgId, apiKeys } of server.core.credentials) {
+    const banner = docSection(readme, '## Standalone server')
+    for (const { orgId, apiKeys } of defaultServer.core.credentials) {
       expect(banner).toMatch(new RegExp(`${orgId}\\s+${apiKeys[0]}`))
     }
   })
 
-  it('lists every option of serve --help in its option table', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'serve', '--help'])
-    const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
+  it('names every flag of serve --help among the flags of the server guide', async () => {
+    const flags = await flagsOf('serve')
     expect(flags).toEqual(
       expect.arrayContaining(['--journal-size', '--no-control', '--control-token', '--state-file']),
     )
-    const table = section('## Standalone server')
-    for (const flag of flags.filter((f) => f !== '--help')) {
-      expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))
+    const brief = docSection(server, '## Flags')
+    for (const flag of flags) expect(brief, flag).toContain(`\`${flag}\``)
+  }, 30_000)
+
+  it('names every option of createMockApi among the options of the testing guide', () => {
+    const brief = docSection(testing, '## Options')
+    for (const option of Object.keys(mockApiOptionsSchema.shape)) {
+      expect(brief, option).toContain(`\`${option}\``)
     }
   })
 
-  it('lists every option of createMockApi in its option table', () => {
-    const table = section('### Options')
-    for (const option of Object.keys(mockApiOptionsSchema.shape)) {
-      expect(table, option).toMatch(new RegExp(`^\\| \`${option}\` `, 'm'))
+  it('names every flag of verify --help in the verify guide', async () => {
+    const flags = await flagsOf('verify')
+    expect(flags).toEqual(expect.arrayContaining(['--base-url', '--junit', '--dry-run']))
+    const guide = readDoc(verify)
+    for (const flag of flags) expect(guide, flag).toContain(`\`${flag}\``)
+  }, 30_000)
+
+  it('has shell commands that name only scripts, commands and flags that exist', async () => {
+    const scripts = Object.keys(JSON.parse(readDoc('package.json')).scripts)
+    const ci = readDoc('.ci/run')
+    const commands = shellBlocks.flatMap((block) =>
+      block
+        .replaceAll('\\\n', ' ')
+        .split('\n')
+        .map((line) => line.replace(/#.*$/, '').trim())
+        .filter((line) => line && !/^(set|#!)/.test(line))
+        .flatMap((line) => line.split('&&').map((part) => part.trim())),
+    )
+    expect(commands).toEqual(expect.arrayContaining(['npm ci', 'npm start', 'npm test']))
+    for (const command of commands) {
+      const [tool, first = '', second = ''] = command.split(/\s+/)
+      if (tool === 'npm' && first === 'ci') expect(ci).toMatch(/^npm ci$/m)
+      else if (tool === 'npm') expect(scripts, command).toContain(first === 'run' ? second : first)
+      else if (tool === 'npx' && first === 'identify-api-mock') {
+        const flags = await flagsOf(second)
+        for (const flag of command.match(/--[a-z-]+/g) ?? []) expect(flags, command).toContain(flag)
+      } else throw new Error(`no check for "${command}"`)
     }
-  })
+  }, 30_000)
 
   it('has curl examples that work as written against the default server', async () => {
-    const lines = section('### Examples with curl')
+    const lines = curlBlock
       .split('\n')
       .filter((line) => line.startsWith('curl '))
-      .map((line) => line.replaceAll('http://127.0.0.1:4010', server.url))
+      .map((line) => line.replaceAll('http://127.0.0.1:4010', defaultServer.url))
     const results = []
     for (const line of lines) {
       const { stdout } = await run('sh', ['-c', `${line} -w '\\n%{http_code}'`])
@@ -85,7 +183,7 @@ describe('README', () => {
   })
 
   it('documents every decision where the API description is silent', () => {
-    const documented = section('## Behaviour where the API description is silent')
+    const documented = readDoc(behaviour)
     for (const phrase of [
       'WWW-Authenticate: Bearer',
       'BEARER',
@@ -114,14 +212,16 @@ describe('README', () => {
       'First attempts go out in the order raised',
       'keeps it in its body',
       'Raising an event for it answers 404 `User not found`',
-      'or a host given with `--allowed-host`',
+      'the names given with `--allowed-host`',
+      '`--allowed-host any` turns the check off',
+      'any IP address literal',
       'No `Host`, or two: JSON 400',
-      'An absolute-form target is answered like its path',
+      'An absolute-form target',
       '`Sec-Fetch-Site` is `cross-site` or `same-site`',
       'or a body without one, gets 400',
       'without redeeming the token or setting a cookie',
       '`Referrer-Policy: no-referrer`',
-      'Every answer of identify, success or error',
+      'Every answer of identify (it carries a token), success or error',
       'Visible ASCII only (0x21 to 0x7E)',
       '`cors` / `--cors <origin>`',
       'longer than 1,024 characters',
@@ -136,28 +236,37 @@ describe('README', () => {
       'never holds the sweep back',
       '`sessionTtlSeconds`, `--session-ttl`',
       'the cookie carries that `Max-Age`',
+      '`maxSessionsPerUser`, `--max-sessions-per-user`',
+      '`maxStateBytes`, `--max-state-bytes`',
+      '`maxOrganisations`, `--max-orgs`',
+      '`--max-connections`',
+      '503 `{"code":503,"message":"Service unavailable"}`',
+      'a 401 never costs a body',
+      'written as it is read (streamed)',
+      'No part of an API key is stored in clear',
+      '`0600`',
+      'also from another PID namespace',
+      'A SQLite database (`node:sqlite`)',
+      'the JSON-lines file of version 0.1',
+      '`serve --data FILE` / `createMockApi({ data })`',
+      'identify-api-mock/data-file.schema.json',
+      '`users[1].registrationStatus`',
+      '`--orgs 0` (`seededOrganisations: 0`) leaves only the file',
+      '409 `{"code":409,"message":"Conflict"}`',
+      '`DELETE /__mock/organisations/{orgId}`',
+      '`PUT /__mock/organisations/{orgId}/users/{id}`',
+      '`api.reset({ orgId })`',
+      '`id` without `orgId`: 400',
+      '`api.calls(operation?, { orgId })`',
+      'never control calls',
+      "every record that belongs to a user carries that user's `userId`",
     ]) {
       expect(documented).toContain(phrase)
     }
   })
 
   it('has webhook snippets that work as written: the retry test and the svix verification', async () => {
-    const blocks = [...section('## Webhooks').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) =>
-      (m[1] ?? '').replace(/^import .*$/gm, ''),
-    )
-    const [verification = '', retries = ''] = blocks
-    const AsyncFunction = (async () => {}).constructor as new (
-      ...args: string[]
-    ) => (...values: unknown[]) => Promise<unknown>
-
-    const run = new AsyncFunction(
-      'HttpResponse',
-      'http',
-      'setupServer',
-      'createMockApi',
-      `${retries}\nreturn { api, server }`,
-    )
-    const { api, server } = (await run(HttpResponse, http, setupServer, createMockApi)) as {
+    const { api, server } = (await runBlock(retries, ['api', 'server'])) as {
       api: MockApi
       server: { close(): void }
     }
@@ -170,6 +279,9 @@ describe('README', () => {
       server.close()
     }
 
+    const AsyncFunction = (async () => {}).constructor as new (
+      ...args: string[]
+    ) => (...values: unknown[]) => Promise<unknown>
     const secret = generateWebhookSecret()
     const rawBody = '{"object":"event","type":"a.b","api_version":"2022-11-15","data":{}}'
     const id = 'msg_readme'
@@ -178,41 +290,104 @@ describe('README', () => {
       'svix-timestamp': String(Math.floor(Date.now() / 1000)),
       'svix-signature': new Webhook(secret).sign(id, new Date(), rawBody),
     }
-    const verify = new AsyncFunction(
+    const check = new AsyncFunction(
       'Webhook',
       'secret',
       'rawBody',
       'headers',
-      `${verification}\nreturn event`,
+      `${verification.replace(/^import .*$/gm, '')}\nreturn event`,
     )
-    expect(await verify(Webhook, secret, rawBody, headers)).toMatchObject({ type: 'a.b' })
-    await expect(verify(Webhook, secret, rawBody.replace('a.b', 'a.c'), headers)).rejects.toThrow(
+    expect(await check(Webhook, secret, rawBody, headers)).toMatchObject({ type: 'a.b' })
+    await expect(check(Webhook, secret, rawBody.replace('a.b', 'a.c'), headers)).rejects.toThrow(
       WebhookVerificationError,
     )
   })
 
-  it('lists every option of verify --help in its option table', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'verify', '--help'])
-    const flags = [...stdout.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1])
-    expect(flags).toEqual(expect.arrayContaining(['--base-url', '--junit', '--dry-run']))
-    const table = section('## Is the mock still right? Check it against your deployment')
-    for (const flag of flags.filter((f) => f !== '--help')) {
-      expect(table, flag).toMatch(new RegExp(`^\\| \`${flag}[ \`]`, 'm'))
+  it('has a web-view example whose token redeems once, then not again, and expires', async () => {
+    const { first, again, expired } = (await runBlock(webViewExample, [
+      'first',
+      'again',
+      'expired',
+    ])) as Record<string, RedeemResult>
+    expect(first).toMatchObject({ ok: true, user: { id: 'user-42', orgId: 'acme' } })
+    expect(again).toEqual({ ok: false, reason: 'already-used' })
+    expect(expired).toEqual({ ok: false, reason: 'expired' })
+  })
+
+  it('has an @msw/data snippet that reads and seeds the model as written', async () => {
+    const prelude =
+      "import { createMockApi } from 'identify-api-mock'\n" +
+      "const api = createMockApi({ organisations: [{ orgId: 'acme', apiKeys: ['k'] }] })\n"
+    const { api, archived } = (await runBlock(prelude + mswDataBlock, ['api', 'archived'])) as {
+      api: MockApi
+      archived: { registrationStatus: string }[]
+    }
+    expect(archived.length).toBeGreaterThan(0)
+    expect(archived.every((user) => user.registrationStatus === 'archived')).toBe(true)
+    expect(api.db.users.findFirst((q) => q.where({ id: 'grace' }))).toMatchObject({
+      orgId: 'acme',
+      firstName: 'Grace',
+    })
+  })
+
+  it('has a schema snippet that parses an answer of the mock', async () => {
+    const api = createMockApi({ organisations: [{ orgId: 'acme', apiKeys: ['k'] }] })
+    const answer = await api.fetch('https://api.example.test/api/v1/users/identify', {
+      method: 'POST',
+      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'ada', orgId: 'acme' }),
+    })
+    const prelude = `const response = new Response(${JSON.stringify(await answer.text())})\n`
+    const { body } = await runBlock(prelude + schemasBlock, ['body'])
+    expect(body).toMatchObject({ id: 'ada', token: expect.any(String) })
+  })
+
+  it('has a verifyDeployment snippet that runs as written against a deployment', async () => {
+    const deployment = await startServer({
+      port: 0,
+      organisations: [{ orgId: 'acme', apiKeys: ['staging-key'] }],
+    })
+    process.env.STAGING_KEY = 'staging-key'
+    try {
+      const code = verifyFunction.replace('https://staging.example.com', deployment.url)
+      const { report, differences } = (await runBlock(code, ['report', 'differences'])) as {
+        report: VerifyReport
+        differences: unknown[]
+      }
+      expect(report.ok).toBe(true)
+      expect(report.throwawayUser.deleted).toBe(true)
+      expect(differences).toEqual([])
+    } finally {
+      delete process.env.STAGING_KEY
+      await deployment.close()
     }
   })
 
+  it('gives the jest matchers declaration examples/jest type-checks', () => {
+    const normalise = (text: string) => text.replace(/\s+/g, '').replace(/,}/g, '}')
+    const example = readFileSync(`${repoRoot}/examples/jest/jest-matchers.d.ts`, 'utf8')
+    expect(normalise(jestTypes)).toBe(normalise(example))
+  })
+
+  it('gives the workaround for msw keeping sockets that the benchmark measures', () => {
+    const body = (text: string) =>
+      text.match(/socket\.once\('close'[\s\S]*?handle\.close\(\)\s*\}\)/)?.[0].replace(/\s+/g, '')
+    const measured = readFileSync(`${repoRoot}/bench/lib/msw-socket-leak.ts`, 'utf8')
+    expect(leakWorkaround).toContain("diagnostics.subscribe('net.client.socket'")
+    expect(body(leakWorkaround)).toBeDefined()
+    expect(body(leakWorkaround)).toBe(body(measured))
+  })
+
   it("shows every row of verify's suite, in order, with its kind, in the sample report", () => {
-    const sample = section('## Is the mock still right? Check it against your deployment')
+    const sample = readDoc(verify)
     const shown = [
       ...sample.matchAll(/^ {2}(\S.*?) +(contract|decision) {2}(?:same|differs|skipped) /gm),
     ]
     expect(shown.map((m) => [m[1], m[2]])).toEqual(verifyRows.map((row) => [row.name, row.kind]))
   })
-})
 
-describe('README jest section', () => {
-  it('gives the configuration examples/jest runs, which adds only where the sources are', async () => {
-    const block = section('### jest').match(/```js\n([\s\S]*?)```/)?.[1] ?? ''
+  it('gives the jest configuration examples/jest runs, which adds only where the sources are', async () => {
+    const [block = ''] = blocks(testing, '## jest', 'js')
     const readmeConfig = (await import(`data:text/javascript,${encodeURIComponent(block)}`)).default
     const examplePath = new URL('../../examples/jest/jest.config.js', import.meta.url).href
     const { default: exampleConfig } = await import(examplePath)
@@ -220,5 +395,25 @@ describe('README jest section', () => {
     const { moduleNameMapper, testMatch, ...rest } = exampleConfig
     expect(rest).toEqual(readmeConfig)
     expect(Object.keys(moduleNameMapper)).toContain('^identify-api-mock$')
+  })
+
+  it('runs or checks every code block of the README and the guides', () => {
+    const excused = (block: CodeBlock) =>
+      notRun.some(({ file, heading }) => block.file === file && block.heading === heading)
+    const unaccounted = documents
+      .flatMap(allCodeBlocks)
+      .filter((block) => !['text', 'json'].includes(block.lang))
+      .filter((block) => !used.has(key(block.file, block.code)) && !excused(block))
+      .map(({ file, heading, code }) => `${file} ${heading}: ${code.split('\n')[0]}`)
+    expect(unaccounted).toEqual([])
+  })
+
+  it('has every guide checked by a test', () => {
+    const tests = readdirSync(`${repoRoot}/test`, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.ts'))
+      .map((name) => readFileSync(`${repoRoot}/test/${name}`, 'utf8'))
+      .join('\n')
+    const guides = readdirSync(`${repoRoot}/docs/guides`).map((name) => `docs/guides/${name}`)
+    for (const guide of guides) expect(tests, guide).toContain(guide)
   })
 })

@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node'
 import { expect, it } from 'vitest'
 import { createMockApi } from '../../src/root/index.ts'
 
-/** What the README's "Which clients the handlers reach" says of node:http and captured fetches. */
+/** What docs/guides/testing.md, "Which clients the handlers reach", says of node:http and captured fetches. */
 const organisations = [{ orgId: 'acme', apiKeys: ['test-key'] }]
 
 it('reaches node:http requests through setupServer', async () => {

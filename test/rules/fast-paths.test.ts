@@ -19,7 +19,7 @@ import { createTokenSource, generateSignInToken, hashSecret, hexOf } from '../..
 import { formatDateTime } from '../../src/time.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
-/** What the speed-ups of issue 6 replaced must still come out the same. */
+/** What the speed-ups replaced must still come out the same. */
 
 describe('tokens and hashes', () => {
   it('hashes any secret to the hex of its SHA-256, as @noble/hashes spells it', () => {

@@ -116,7 +116,7 @@ describe('the journal never holds a key or a token in clear', () => {
       })
     expect((await identify({ id: 'k1', orgId: 'k', x: 'k1' })).status).toBe(400)
     // An answered identify's strings of fewer than 8 characters are not hashed (the hot path):
-    // README, "Asserting what your code sent".
+    // docs/guides/testing.md, "Asserting what your code sent".
     expect((await identify({ id: 'k1', orgId: 'k' })).status).toBe(200)
     const remove = () => api.fetch(`${origin}/api/v1/users/k/k1`, { method: 'DELETE', headers })
     expect((await remove()).status).toBe(200)

@@ -5,7 +5,7 @@ import type { MockApiOptions } from '../../src/root/index.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 /**
- * The limits of a running mock (README, "Limits of a running mock" and "Identify"): every
+ * The limits of a running mock (docs/guides/behaviour.md, "Limits of a running mock" and "Identify"): every
  * input and every stored collection has a bound, and a request refused by one changes nothing.
  */
 

@@ -5,7 +5,7 @@ import { sendRaw } from '../support/http-client.ts'
 import { openConnection, writeAll } from '../support/raw-socket.ts'
 
 /**
- * The standalone server's front door (README, "The standalone server on a shared machine"):
+ * The standalone server's front door (docs/guides/behaviour.md, "The standalone server on a shared machine"):
  * the `Host` rule against DNS rebinding, one `Host` exactly, absolute-form targets, the cross-site
  * and JSON-only rules of `/__mock`, `HEAD` and `Allow`, and CORS.
  */

@@ -4,8 +4,8 @@ import type { UserRecord } from '../../src/root/advanced.ts'
 import type { MockState } from '../../src/root/index.ts'
 
 /**
- * An independent statement of the API's contract (the API description, and the README's
- * "Behaviour where the API description is silent") for the property-based tests: given a request
+ * An independent statement of the API's contract (the API description, and
+ * docs/guides/behaviour.md) for the property-based tests: given a request
  * and the state before it, the exact answer and the exact state after it. It shares no code with the mock, so the two cannot agree by construction.
  */
 

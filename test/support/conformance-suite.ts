@@ -7,8 +7,7 @@ const dateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/
 const identifyPath = '/api/v1/users/identify'
 
 /**
- * The API's behaviour, as its description and the README's "Behaviour where the API description
- * is silent" state it, written once and run against every way in (the MSW handlers, `api.fetch`
+ * The API's behaviour, as its description and docs/guides/behaviour.md state it, written once and run against every way in (the MSW handlers, `api.fetch`
  * and the standalone server), so they cannot drift apart.
  */
 export function describeConformance(name: string, start: StartWayIn) {
