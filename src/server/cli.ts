@@ -5,7 +5,7 @@ import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
 import type { Credentials } from '../model/dataset.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
-import { isLoopbackAddress } from './front-door.ts'
+import { admitsAnyHost, isLoopbackAddress } from './front-door.ts'
 import { type CombinedFlags, flagOf, optionsOf, serveOptions } from './serve-flags.ts'
 import { type RunningServer, ServerStartError, startServer } from './server.ts'
 import { type ResolvedServerOptions, serverOptionsSchema } from './server-options.ts'
@@ -87,6 +87,11 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
+    )
+  }
+  if (admitsAnyHost(options.allowedHosts)) {
+    process.stderr.write(
+      'identify-api-mock: warning: --allowed-host any: every Host is answered, so a web page at any name (DNS rebinding) can reach the mock\n',
     )
   }
   if (json) {
