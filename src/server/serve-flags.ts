@@ -25,7 +25,8 @@ const optionFlags: OptionFlag[] = [
   {
     flags: '--allowed-host <host>',
     option: 'allowedHosts',
-    description: 'a Host name answered besides the loopback ones (repeatable); others get 403',
+    description:
+      'a Host name answered besides localhost and IP addresses (repeatable; .domain: with its subdomains; any: every name); others get 403',
   },
   {
     flags: '--cors <origin>',

@@ -119,6 +119,12 @@ describe.skipIf(noContainers !== undefined)(
       }
     })
 
+    it('lists each flag with its variable for docker run IMAGE --help', async () => {
+      const help = await containers(['run', '--rm', image as string, '--help'])
+      expect(help).toMatch(/--seed <seed>[\s\S]*env:\s+IDENTIFY_API_MOCK_SEED\)/)
+      expect(help).toMatch(/--allowed-host <host>[\s\S]*env:\s+IDENTIFY_API_MOCK_ALLOWED_HOST\)/)
+    })
+
     describe('GitHub Actions: the Python example against the service', () => {
       let service: RunningContainer
       beforeAll(async () => {
