@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createMockApi } from '../../src/root/index.ts'
 import {
   containers,
+  engine,
   image,
   noContainers,
   type RunningContainer,
@@ -13,8 +15,9 @@ import { sendRaw } from '../support/http-client.ts'
 /**
  * The container image (`IDENTIFY_API_MOCK_TEST_IMAGE`, built from the Dockerfile) as a CI service
  * runs it: what it adds to its base, its user, the `Host` rule on `0.0.0.0`, flags appended to
- * `docker run IMAGE` and as variables, its health check, a `--state-file` on a `/data` volume, and
- * `docker stop` (here podman's) ending it at once rather than after its 10 s kill.
+ * `docker run IMAGE` and as variables, its health check, a `--state-file` on a `/data` volume, a
+ * `docker run` that a script stops, and `docker stop` (here podman's) ending it at once rather than
+ * after its 10 s kill.
  */
 
 // Starting a container takes seconds, more on a busy machine.
@@ -123,6 +126,37 @@ if (noContainers) {
         await containers(['volume', 'rm', '-f', volume]).catch(() => {})
       }
     })
+
+    for (const stop of ['SIGTERM to it', 'SIGINT to its group'] as const) {
+      it(`stops within 3 s when a script started it with docker run, on ${stop}`, async () => {
+        const name = `identify-api-mock-test-${process.pid}-${stop.slice(0, 6)}`
+        const child = spawn(
+          engine,
+          ['run', '--rm', '--name', name, '-p', '127.0.0.1::4010', image as string, '--json'],
+          { detached: true, stdio: ['ignore', 'pipe', 'ignore'] },
+        )
+        try {
+          await new Promise((resolve) => child.stdout.once('data', resolve))
+          const published = await containers(['port', name, '4010/tcp'])
+          const url = `http://${published.split('\n')[0]}`
+          const health = () =>
+            fetch(`${url}/__mock/health`).then(
+              (res) => res.status,
+              () => 'closed',
+            )
+          expect(await health()).toBe(200)
+          if (stop === 'SIGTERM to it') child.kill('SIGTERM')
+          else process.kill(-(child.pid as number), 'SIGINT')
+          const deadline = Date.now() + 3000
+          while ((await health()) !== 'closed' && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+          expect(await health()).toBe('closed')
+        } finally {
+          await containers(['rm', '-f', name]).catch(() => {})
+        }
+      })
+    }
 
     it('stops at once on docker stop (SIGTERM), well before the 10 s kill', async () => {
       const { tookMs, exitCode } = await plain.stop()
