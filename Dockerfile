@@ -23,9 +23,9 @@ FROM node:26-trixie-slim
 WORKDIR /app
 COPY package.json ./
 COPY --from=build /src/dist/src/server/cli.js /src/dist/src/server/cli-bundle.js ./dist/src/server/
-# /data: where a --state-file lives, on a volume, writable by the user the server runs as.
+# /data: where a --state-file lives, on a volume mounted there (-v NAME:/data), writable by the
+# user the server runs as. Not a VOLUME: that would leave an anonymous volume behind every run.
 RUN mkdir /data && chown node:node /data
-VOLUME /data
 USER node
 ENV IDENTIFY_API_MOCK_HOST=0.0.0.0 \
     IDENTIFY_API_MOCK_PORT=4010

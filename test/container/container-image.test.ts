@@ -159,10 +159,12 @@ if (noContainers) {
     }
 
     it('stops at once on docker stop (SIGTERM), well before the 10 s kill', async () => {
-      const { tookMs, exitCode } = await plain.stop()
+      // Given 3 s before its SIGKILL, the server has exited on the SIGTERM by itself (code 0, not
+      // 137). What `stop` takes beyond that is the engine's own clean-up, printed.
+      const { tookMs, exitCode } = await plain.stop(3)
       console.log(`${image}: stop took ${Math.round(tookMs)} ms`)
-      expect(tookMs).toBeLessThan(3000)
       expect(exitCode).toBe(0)
+      expect(tookMs).toBeLessThan(10_000)
     })
   })
 }

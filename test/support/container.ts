@@ -31,10 +31,10 @@ export interface RunningContainer {
   port: number
   credentials: Credentials[]
   /**
-   * `engine stop` (SIGTERM, then SIGKILL after 10 s), then removes the container: how long the
-   * stop took and the exit code it left.
+   * `engine stop` (SIGTERM, then SIGKILL after `seconds`, 10 by default), then removes the
+   * container: how long the stop took and the exit code it left.
    */
-  stop(): Promise<{ tookMs: number; exitCode: number }>
+  stop(seconds?: number): Promise<{ tookMs: number; exitCode: number }>
 }
 
 /**
@@ -81,9 +81,9 @@ export async function startContainer(
     url,
     port,
     credentials: organisations.map(({ orgId, name, apiKeys }) => ({ orgId, name, apiKeys })),
-    stop: async () => {
+    stop: async (seconds = 10) => {
       const started = performance.now()
-      await containers(['stop', id])
+      await containers(['stop', '--time', String(seconds), id])
       const tookMs = performance.now() - started
       const exitCode = Number(await containers(['inspect', '--format', '{{.State.ExitCode}}', id]))
       await containers(['rm', '-f', id])
