@@ -27,8 +27,8 @@ describe.skipIf(!python)(
             IDENTIFY_API_URL: server.url,
             IDENTIFY_API_KEY: 'acme-test-key',
             IDENTIFY_ORG_ID: 'acme',
-          // No __pycache__ left in the repository.
-          PYTHONDONTWRITEBYTECODE: '1',
+            // No __pycache__ left in the repository.
+            PYTHONDONTWRITEBYTECODE: '1',
           },
         })
         expect(stderr).toMatch(/^Ran 5 tests in /m)
