@@ -1,15 +1,21 @@
 #!/usr/bin/env node
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
-import { Command } from 'commander'
+import { Command, Option } from 'commander'
 import { controlRoutes } from '../control/control.ts'
 import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
 import type { Credentials } from '../model/dataset.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
-import { isLoopbackAddress } from './front-door.ts'
-import { type CombinedFlags, flagOf, optionsOf, serveOptions } from './serve-flags.ts'
+import { admitsAnyHost, isLoopbackAddress } from './front-door.ts'
+import {
+  addWithEnvironment,
+  type CombinedFlags,
+  flagOf,
+  optionsOf,
+  serveOptions,
+} from './serve-flags.ts'
 import { type RunningServer, ServerStartError, startServer } from './server.ts'
 import { type ResolvedServerOptions, serverOptionsSchema } from './server-options.ts'
 import { StateFileError } from './state-file.ts'
@@ -29,21 +35,22 @@ const program = new Command('identify-api-mock')
 const serveCommand = program
   .command('serve')
   .description('Start the mock as an HTTP server, with seeded default data.')
-for (const option of serveOptions()) serveCommand.addOption(option)
-serveCommand
-  .option('--json', 'print the start-up facts as one JSON line, for scripts', false)
-  .action(async (flags: CombinedFlags & { json: boolean }, command: Command) => {
-    const keys = flags.apiKey?.length ?? 0
-    if (keys > 0 && !flags.org) command.error('--api-key needs --org <orgId>')
-    if (flags.org && keys === 0) command.error('--org needs at least one --api-key <key>')
-    // A secret kept in the environment for the runs that have a --webhook-url is no mistake.
-    const secretGiven = command.getOptionValueSource('webhookSecret') === 'cli'
-    if (secretGiven && !flags.webhookUrl?.length)
-      command.error('--webhook-secret needs at least one --webhook-url <url>')
-    const parsed = serverOptionsSchema.safeParse(optionsOf(command.opts()))
-    if (!parsed.success) fail(describeForCli(parsed.error.issues))
-    await serve(parsed.data, flags.json)
-  })
+addWithEnvironment(serveCommand, [
+  ...serveOptions(),
+  new Option('--json', 'print the start-up facts as one JSON line, for scripts').default(false),
+])
+serveCommand.action(async (flags: CombinedFlags & { json: boolean }, command: Command) => {
+  const keys = flags.apiKey?.length ?? 0
+  if (keys > 0 && !flags.org) command.error('--api-key needs --org <orgId>')
+  if (flags.org && keys === 0) command.error('--org needs at least one --api-key <key>')
+  // A secret kept in the environment for the runs that have a --webhook-url is no mistake.
+  const secretGiven = command.getOptionValueSource('webhookSecret') === 'cli'
+  if (secretGiven && !flags.webhookUrl?.length)
+    command.error('--webhook-secret needs at least one --webhook-url <url>')
+  const parsed = serverOptionsSchema.safeParse(optionsOf(command.opts()))
+  if (!parsed.success) fail(describeForCli(parsed.error.issues))
+  await serve(parsed.data, flags.json)
+})
 
 program
   .command('openapi')
@@ -85,12 +92,22 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
     throw error
   }
   // Before the banner: a script may signal the server as soon as it reads the URL.
+  let stopping = false
   const stop = () => {
+    if (stopping) return
+    stopping = true
     setTimeout(() => process.exit(0), 1500).unref()
     running.close().then(() => process.exit(0))
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
+  // npm (npx, npm exec, npm run) runs a bin under `sh -c` and does not pass a SIGTERM on: stopping
+  // `npx identify-api-mock serve` ends npm and the shell and would leave the server running, its
+  // parent gone. Run by a package runner, the server stops when the process that started it is gone.
+  if (process.env.npm_config_user_agent !== undefined) {
+    const starter = process.ppid
+    setInterval(() => process.ppid !== starter && stop(), 200).unref()
+  }
   const credentials = running.core.credentials
   const webhooks = running.core.webhooks.list()
   const curl = curlLine(running.url, credentials)
@@ -101,9 +118,14 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
     )
   }
+  if (admitsAnyHost(options.allowedHosts)) {
+    process.stderr.write(
+      'identify-api-mock: warning: --allowed-host any: every Host is answered, so a web page at any name (DNS rebinding) can reach the mock\n',
+    )
+  }
   if (json) {
     process.stdout.write(
-      `${JSON.stringify({ url: running.url, organisations: credentials, curl, inspector, webhooks })}\n`,
+      `${JSON.stringify({ url: running.url, pid: process.pid, organisations: credentials, curl, inspector, webhooks })}\n`,
     )
   } else {
     process.stdout.write(

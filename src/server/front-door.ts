@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { z } from 'zod'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
@@ -36,6 +37,21 @@ export function isLoopbackAddress(address: string): boolean {
   )
 }
 
+/** The `--allowed-host` that turns the `Host` check off. */
+const anyHost = 'any'
+
+/**
+ * An `--allowed-host` entry, normalised: a host name (`mock.internal`), a domain with its
+ * subdomains (`.example.test`), or `any`; `undefined` for anything else (a port, a URL).
+ */
+function allowedHostOf(entry: string): string | undefined {
+  if (entry.toLowerCase() === anyHost) return anyHost
+  const domain = entry.startsWith('.')
+  const name = hostnameOf(domain ? entry.slice(1) : entry)
+  if (name === undefined || entry.includes(':')) return undefined
+  return domain ? `.${name}` : name
+}
+
 /**
  * The standalone server's options for who may talk to it, as `startServer` takes them (and the
  * CLI's `--allowed-host` and `--cors`).
@@ -45,15 +61,19 @@ export function isLoopbackAddress(address: string): boolean {
  * // { allowedHosts: ['mock.lan'], cors: ['http://localhost:5173'] }
  */
 export const frontDoorOptionsSchema = z.object({
-  /** Host names answered besides the loopback ones (any port), e.g. `mock.internal`. */
+  /**
+   * `Host` names answered besides `localhost`, `*.localhost` and IP addresses (any port):
+   * `mock.internal`, `.example.test` for it and its subdomains, or `any` for every name.
+   */
   allowedHosts: z
     .array(
       z
         .string()
-        .refine((host) => hostnameOf(host) !== undefined && !host.includes(':'), {
-          message: 'expected a host name without a port, e.g. mock.internal',
+        .refine((entry) => allowedHostOf(entry) !== undefined, {
+          message:
+            'expected a host name without a port (e.g. mock.internal), .domain for a domain and its subdomains, or any',
         })
-        .transform((host) => hostnameOf(host) as string),
+        .transform((entry) => allowedHostOf(entry) as string),
     )
     .default([]),
   /** Origins of browser apps allowed to call the API, e.g. `http://localhost:5173`. */
@@ -68,9 +88,29 @@ export const frontDoorOptionsSchema = z.object({
 
 export type FrontDoorOptions = z.input<typeof frontDoorOptionsSchema>
 
-export interface FrontDoorPolicy extends z.output<typeof frontDoorOptionsSchema> {
-  /** The server is bound to a loopback address: only loopback names or allowed hosts pass. */
-  loopbackOnly: boolean
+export type FrontDoorPolicy = z.output<typeof frontDoorOptionsSchema>
+
+/** Whether `allowedHosts` (as the schema gives them) turn the `Host` check off. */
+export function admitsAnyHost(allowedHosts: readonly string[]): boolean {
+  return allowedHosts.includes(anyHost)
+}
+
+/**
+ * Vite's `server.allowedHosts` rule, on every interface: `localhost`, names under `.localhost`
+ * and IP address literals (a rebinding page needs a name it controls), then `allowedHosts`.
+ */
+function hostRule(allowedHosts: readonly string[]): (hostname: string | undefined) => boolean {
+  if (admitsAnyHost(allowedHosts)) return () => true
+  return (hostname) => {
+    if (hostname === undefined) return false
+    if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true
+    if (isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0) return true
+    return allowedHosts.some((allowed) =>
+      allowed.startsWith('.')
+        ? hostname === allowed.slice(1) || hostname.endsWith(allowed)
+        : hostname === allowed,
+    )
+  }
 }
 
 /** The headers a CORS preflight is answered with, besides the origin and the methods. */
@@ -87,16 +127,10 @@ const preflightHeaders = {
  * as the `Host`, and answers CORS for the `cors` origins on the API's routes.
  *
  * @example
- * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [], loopbackOnly: true })
+ * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [] })
  */
 export function guardAnswer(answer: Answer, policy: FrontDoorPolicy): Answer {
-  const admits = (hostname: string | undefined) => {
-    if (hostname !== undefined && isLoopbackAddress(hostname)) return true
-    if (policy.allowedHosts.length > 0) {
-      return hostname !== undefined && policy.allowedHosts.includes(hostname)
-    }
-    return !policy.loopbackOnly
-  }
+  const admits = hostRule(policy.allowedHosts)
   return async (raw) => {
     const host = raw.headers.get('host')
     // Repeated field lines reach the adapter joined by commas; a Host is never a list.

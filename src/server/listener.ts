@@ -36,7 +36,7 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Ans
     control: createControlHandler(core, options.control),
     openapi: async (request: WireRequest) => answerOpenApi(request.method),
   }
-  const { frontDoor = { allowedHosts: [], cors: [], loopbackOnly: true } } = options
+  const { frontDoor = { allowedHosts: [], cors: [] } } = options
   const guarded = guardAnswer(async (request) => {
     const row = siteRowOf(pathnameOf(request.target))
     return row.by === 'dispatch' ? await core.dispatch(request) : await served[row.part](request)

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, Option } from 'commander'
+import { type Command, InvalidArgumentError, Option } from 'commander'
 import { z } from 'zod'
 import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 
@@ -13,8 +13,6 @@ interface OptionFlag {
   /** The option it sets, e.g. `port` or `webViewMessages.close`. */
   option: OptionPath
   description: string
-  /** An environment variable read when the flag is not given. */
-  env?: string
 }
 
 /**
@@ -27,7 +25,8 @@ const optionFlags: OptionFlag[] = [
   {
     flags: '--allowed-host <host>',
     option: 'allowedHosts',
-    description: 'a Host name answered besides the loopback ones (repeatable); others get 403',
+    description:
+      'a Host name answered besides localhost and IP addresses (repeatable; .domain: with its subdomains; any: every name); others get 403',
   },
   {
     flags: '--cors <origin>',
@@ -126,7 +125,6 @@ const optionFlags: OptionFlag[] = [
     flags: '--control-token <token>',
     option: 'controlToken',
     description: 'require Authorization: Bearer <token> on the /__mock control endpoints',
-    env: 'IDENTIFY_API_MOCK_CONTROL_TOKEN',
   },
 ]
 
@@ -191,7 +189,6 @@ function optionOf(flag: OptionFlag): Option {
   if (fallback.success && fallback.data !== undefined && !option.negate) {
     option.default(fallback.data)
   }
-  if (flag.env) option.env(flag.env)
   if (!option.required && !option.optional) return option
   const nonEmpty = (text: string) => {
     if (text === '') throw new Error(`${option.long} must not be empty`)
@@ -199,31 +196,80 @@ function optionOf(flag: OptionFlag): Option {
   }
   if (type instanceof z.ZodArray && !(unwrapped(type.element) instanceof z.ZodNumber)) {
     // Checked as a whole with the other options, so that a message names the item (`cors.1`).
-    return option.argParser((text, previous: string[] = []) => [...previous, nonEmpty(text)])
+    return repeatable(option, nonEmpty)
   }
   return option.argParser((text) => checked(field, fromText(field, nonEmpty(text))))
 }
 
+/** The options that may be given more than once, each time adding an item. */
+const repeatables = new WeakSet<Option>()
+
+/** `option` made repeatable: each value, as `item` reads it, is added to the list. */
+function repeatable(option: Option, item = (text: string) => text): Option {
+  repeatables.add(option)
+  return option.argParser((text, previous: string[] = []) => [...previous, item(text)])
+}
+
 /** The flags that make one option together, checked with the whole: see {@link optionsOf}. */
 function combinedFlags(): Option[] {
-  const collect = (text: string, previous: string[] = []) => [...previous, text]
   return [
     new Option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key'),
-    new Option('--api-key <key>', 'an API key for --org (repeatable)').argParser(collect),
-    new Option(
-      '--webhook-url <url>',
-      'post signed webhooks to this endpoint (repeatable; http: is fine locally)',
-    ).argParser(collect),
+    repeatable(new Option('--api-key <key>', 'an API key for --org (repeatable)')),
+    repeatable(
+      new Option(
+        '--webhook-url <url>',
+        'post signed webhooks to this endpoint (repeatable; http: is fine locally)',
+      ),
+    ),
     new Option(
       '--webhook-secret <secret>',
       'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
-    ).env('IDENTIFY_API_MOCK_WEBHOOK_SECRET'),
+    ),
   ]
 }
 
 /** Every flag of `serve` that gives an option, for `command.addOption`. */
 export function serveOptions(): Option[] {
   return [...optionFlags.map(optionOf), ...combinedFlags()]
+}
+
+/**
+ * The environment variable of a flag: `IDENTIFY_API_MOCK_` and its name in upper snake case.
+ *
+ * @example environmentVariableOf(new Option('--allowed-host <host>')) // 'IDENTIFY_API_MOCK_ALLOWED_HOST'
+ */
+export function environmentVariableOf(option: Option): string {
+  return `IDENTIFY_API_MOCK_${option.name().replaceAll('-', '_').toUpperCase()}`
+}
+
+/**
+ * Adds `options` to `command`, each read from its {@link environmentVariableOf environment
+ * variable} when the command line does not give it: a repeatable flag's as a comma-separated
+ * list, a switch's as on unless it is `false`, `0` or empty.
+ */
+export function addWithEnvironment(command: Command, options: Option[]): void {
+  for (const option of options) {
+    const variable = environmentVariableOf(option)
+    command.addOption(option.env(variable))
+    // Runs after commander's own handler of the variable, and corrects what it set.
+    command.on(`optionEnv:${option.name()}`, () => {
+      const text = process.env[variable] ?? ''
+      const name = option.attributeName()
+      if (repeatables.has(option)) {
+        try {
+          const items = text
+            .split(',')
+            .reduce<unknown>((list, item) => option.parseArg?.(item, list), undefined)
+          command.setOptionValueWithSource(name, items, 'env')
+        } catch (error) {
+          command.error(`error: ${variable}: ${(error as Error).message}`)
+        }
+      } else if (!option.required && !option.optional) {
+        const on = !/^(false|0|)$/i.test(text.trim())
+        command.setOptionValueWithSource(name, option.negate ? !on : on, 'env')
+      }
+    })
+  }
 }
 
 /** The flag that sets the option at `path`, if one does. */

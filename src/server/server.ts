@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { MockCore } from '../core/mock-core.ts'
 import { parseOptions } from '../options.ts'
-import { isLoopbackAddress } from './front-door.ts'
 import {
   answerExpectation,
   clientErrorResponse,
@@ -53,9 +52,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     stateFile,
     ...mockOptions
   } = parseOptions(serverOptionsSchema, options)
-  // Until the server is bound, the strictest rule; then the one of the address actually bound
-  // (`localhost` may be 127.0.0.1 or ::1), before any request can arrive.
-  const frontDoor = { allowedHosts, cors, loopbackOnly: true }
+  const frontDoor = { allowedHosts, cors }
   const listenerOptions = {
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket,
@@ -96,7 +93,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   server.on('error', () => {})
   server.once('close', () => store?.close())
   const address = server.address() as AddressInfo
-  frontDoor.loopbackOnly = isLoopbackAddress(address.address)
   const hostInUrl = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {
     url: `http://${hostInUrl}:${address.port}`,

@@ -64,7 +64,7 @@ describe('bound to loopback (the default)', () => {
     expect(page.text).toContain('<h1>Forbidden</h1>')
   })
 
-  it('answers loopback names, any port, and the allowed hosts', async () => {
+  it('answers localhost, names under .localhost, IP literals and the allowed hosts, any port', async () => {
     const port = new URL(server.url).port
     for (const host of [
       `127.0.0.1:${port}`,
@@ -72,7 +72,11 @@ describe('bound to loopback (the default)', () => {
       '127.1.2.3:80',
       `localhost:${port}`,
       'LOCALHOST',
+      'app.localhost:5173',
       `[::1]:${port}`,
+      '10.0.0.7:4010',
+      '192.168.1.20',
+      '[2001:db8::1]:8080',
       'mock.internal',
       'Mock.Internal:8080',
     ]) {
@@ -85,7 +89,10 @@ describe('bound to loopback (the default)', () => {
     }
     for (const host of [
       'mock.internal.attacker.example',
+      'sub.mock.internal',
       'localhost.attacker.example',
+      'attacker-localhost',
+      '127.0.0.1.nip.io',
       'a@127.0.0.1',
     ]) {
       const health = await sendRaw(server.url, {
@@ -139,16 +146,26 @@ describe('bound to loopback (the default)', () => {
   })
 })
 
-describe('bound to every address', () => {
-  it('answers any Host, and only loopback names and the allowed hosts once --allowed-host is given', async () => {
+describe('bound to every address: the same rule', () => {
+  const health = (server: RunningServer, host: string) =>
+    sendRaw(server.url, { method: 'GET', target: '/__mock/health', headers: { host } })
+
+  // The rule changed from "any Host on 0.0.0.0": a container listens there, and a rebinding page
+  // reached it (decisions.md, "The standalone server on a shared machine").
+  it('refuses a foreign name on 0.0.0.0 too, and answers IP literals, localhost and the allowed hosts', async () => {
     const open = await startServer({ port: 0, host: '0.0.0.0' })
-    const strict = await startServer({ port: 0, host: '0.0.0.0', allowedHosts: ['mock.lan'] })
+    const strict = await startServer({ port: 0, host: '0.0.0.0', allowedHosts: ['mock'] })
     try {
-      const health = (server: RunningServer, host: string) =>
-        sendRaw(server.url, { method: 'GET', target: '/__mock/health', headers: { host } })
-      expect((await health(open, 'anything.example:1234')).status).toBe(200)
-      expect((await health(strict, 'mock.lan:4010')).status).toBe(200)
-      expect((await health(strict, '127.0.0.1')).status).toBe(200)
+      expect(answerOf(await health(open, 'anything.example:1234'))).toEqual({
+        status: 403,
+        body: forbidden,
+      })
+      expect(answerOf(await health(open, 'mock:4010'))).toEqual({ status: 403, body: forbidden })
+      for (const host of ['10.1.2.3:4010', 'localhost:4010', '127.0.0.1']) {
+        expect({ host, status: (await health(open, host)).status }).toEqual({ host, status: 200 })
+      }
+      expect((await health(strict, 'mock:4010')).status).toBe(200)
+      expect((await health(strict, '172.17.0.2:4010')).status).toBe(200)
       expect(answerOf(await health(strict, 'anything.example'))).toEqual({
         status: 403,
         body: forbidden,
@@ -158,8 +175,26 @@ describe('bound to every address', () => {
     }
   })
 
+  it('answers a domain and its subdomains for a leading-dot entry, and every name for any', async () => {
+    const domain = await startServer({ port: 0, allowedHosts: ['.Example.Test'] })
+    const any = await startServer({ port: 0, allowedHosts: ['any'] })
+    try {
+      for (const host of ['example.test', 'api.example.test:8080', 'a.b.example.test']) {
+        expect({ host, status: (await health(domain, host)).status }).toEqual({ host, status: 200 })
+      }
+      for (const host of ['notexample.test', 'example.test.attacker.example']) {
+        expect({ host, status: (await health(domain, host)).status }).toEqual({ host, status: 403 })
+      }
+      for (const host of ['rebind.attacker.example', 'mock:4010']) {
+        expect({ host, status: (await health(any, host)).status }).toEqual({ host, status: 200 })
+      }
+    } finally {
+      await Promise.all([domain.close(), any.close()])
+    }
+  })
+
   it('refuses an allowed host that is not a host name, naming the option', async () => {
-    for (const allowedHosts of [['mock.lan:80'], ['http://mock.lan'], ['a b']]) {
+    for (const allowedHosts of [['mock.lan:80'], ['http://mock.lan'], ['a b'], ['.'], ['*']]) {
       await expect(startServer({ port: 0, allowedHosts })).rejects.toThrow(
         /^Invalid options: allowedHosts\.0: /,
       )

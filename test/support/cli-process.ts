@@ -13,12 +13,18 @@ export interface CliProcess {
 
 /**
  * Runs the CLI as a user would (TypeScript through tsx), with the test's Node; through
- * `launcher` (a command and its arguments, such as `unshare --pid --fork`) when given.
+ * `launcher` (a command and its arguments, such as `unshare --pid --fork`) when given; with `env`
+ * added to the test's environment.
  */
-export function runCli(args: string[], launcher: string[] = []): CliProcess {
+export function runCli(
+  args: string[],
+  launcher: string[] = [],
+  env: Record<string, string> = {},
+): CliProcess {
   const command = [...launcher, process.execPath, '--import', 'tsx', cliPath, ...args]
   const child = spawn(command[0] as string, command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   })
   let out = ''
   let err = ''
@@ -78,8 +84,9 @@ export async function expectRefusal(
   args: string[],
   message: RegExp,
   launcher: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<string> {
-  const cli = runCli(args, launcher)
+  const cli = runCli(args, launcher, env)
   expect((await cli.exit).code).toBe(1)
   const lines = cli.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)

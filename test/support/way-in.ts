@@ -155,9 +155,23 @@ export const httpWayIn = async (
   options: WayInOptions = {},
 ): Promise<WayIn & { running: RunningServer }> => {
   const running = await startServer({ ...options, port: 0 })
+  const way = overHttp(running.url, running.core.credentials, () => running.close(), running.core)
+  return Object.assign(way, { running })
+}
+
+/**
+ * A server reached over HTTP at `base`; `core` is there only when the server runs in this
+ * process (not for another process or a container).
+ */
+export function overHttp(
+  base: string,
+  credentials: Credentials[],
+  stop: () => Promise<void>,
+  core?: MockCore,
+): WayIn {
   const agent = keepAliveAgent(Number.POSITIVE_INFINITY)
   const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(running.url + path, {
+    const res = await fetch(base + path, {
       method,
       ...(body !== undefined && {
         headers: { 'content-type': 'application/json' },
@@ -168,19 +182,21 @@ export const httpWayIn = async (
     return res.status === 204 ? undefined : res.json()
   }
   return {
-    running,
-    url: (path) => running.url + path,
+    url: (path) => base + path,
     fetch,
     send: (request) =>
-      sendRaw(running.url, {
+      sendRaw(base, {
         method: request.method,
         target: request.target,
         headers: Object.fromEntries(pairsOf(request.headers)) as OutgoingHttpHeaders,
         body: bytesOf(request.body),
         agent,
       }),
-    core: running.core,
-    credentials: running.core.credentials,
+    get core(): MockCore {
+      if (core) return core
+      throw new Error(`the mock at ${base} runs in another process: reach it over HTTP`)
+    },
+    credentials,
     reset: async () => {
       await control('POST', '/__mock/reset')
     },
@@ -191,7 +207,7 @@ export const httpWayIn = async (
     requests: () => control('GET', '/__mock/requests'),
     close: async () => {
       agent.destroy()
-      await running.close()
+      await stop()
     },
   }
 }

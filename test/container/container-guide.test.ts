@@ -1,0 +1,154 @@
+import { execFile, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { cliPath } from '../support/cli-process.ts'
+import {
+  containers,
+  image,
+  noContainers,
+  type RunningContainer,
+  startContainer,
+} from '../support/container.ts'
+
+/**
+ * docs/guides/container.md as a reader follows it: the variables it names exist, the compose file's
+ * mock answers the service that reaches it as `mock`, and the GitHub Actions job's service passes the
+ * Python example's tests with the job's settings.
+ */
+vi.setConfig({ hookTimeout: 60_000, testTimeout: 120_000 })
+
+const run = promisify(execFile)
+const repo = fileURLToPath(new URL('../..', import.meta.url))
+const guide = readFileSync(`${repo}docs/guides/container.md`, 'utf8')
+const yamlBlocks = [...guide.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '')
+const [compose = '', actions = ''] = yamlBlocks
+const python = spawnSync('python3', ['--version']).status === 0
+
+/**
+ * The `KEY: value` entries of the first mapping named `key` after the line `after` in a YAML
+ * block: the few lines of the guide's files that a test gives a container.
+ */
+function mapping(block: string, after: string, key: string): Record<string, string> {
+  const lines = block.split('\n')
+  const from = lines.findIndex((line) => line.trim() === after)
+  const start = lines.findIndex((line, i) => i > from && line.trim() === `${key}:`)
+  const indent = (line: string) => line.length - line.trimStart().length
+  const entries: Record<string, string> = {}
+  for (const line of lines.slice(start + 1)) {
+    if (indent(line) <= indent(lines[start] ?? '')) break
+    const [, name = '', value = ''] = line.trim().match(/^([\w.-]+): (.*)$/) ?? []
+    entries[name] = value
+  }
+  return entries
+}
+
+describe('docs/guides/container.md', () => {
+  it('names only variables that serve has', async () => {
+    const { stdout } = await run(process.execPath, ['--import', 'tsx', cliPath, 'serve', '--help'])
+    const known = new Set(stdout.match(/IDENTIFY_API_MOCK_[A-Z_]+/g))
+    const named = new Set(guide.match(/IDENTIFY_API_MOCK_[A-Z_]+/g))
+    expect(named.size).toBeGreaterThan(5)
+    expect([...named].filter((name) => !known.has(name))).toEqual([])
+  }, 30_000)
+
+  it('has a compose file and a GitHub Actions job', () => {
+    expect(yamlBlocks).toHaveLength(2)
+    expect(mapping(compose, 'mock:', 'environment')).toMatchObject({
+      IDENTIFY_API_MOCK_ALLOWED_HOST: 'mock',
+    })
+    expect(actions).toMatch(/^ {4}services:$/m)
+  })
+})
+
+describe.skipIf(noContainers !== undefined)(
+  `docs/guides/container.md with the image${noContainers ? ` (skipped: ${noContainers})` : ''}`,
+  () => {
+    it('compose: the mock answers a service that reaches it as mock, and only with its --allowed-host', async () => {
+      const network = `identify-api-mock-guide-${process.pid}`
+      await containers(['network', 'create', network])
+      const mockEnv = mapping(compose, 'mock:', 'environment')
+      const testsEnv = mapping(compose, 'tests:', 'environment')
+      const started: string[] = []
+      /** Starts the mock as `mock` on the network, with `env`. */
+      const startMock = async (env: Record<string, string>) => {
+        const id = await containers([
+          'run',
+          '-d',
+          '--network',
+          network,
+          '--network-alias',
+          'mock',
+          ...Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
+          image as string,
+        ])
+        started.push(id)
+        return id
+      }
+      /** Identifies a user from another container on the network, as the tests service would. */
+      const identifyFromService = () =>
+        containers([
+          'run',
+          '--rm',
+          '--network',
+          network,
+          '--entrypoint',
+          'node',
+          ...Object.entries(testsEnv).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
+          image as string,
+          '-e',
+          `const { IDENTIFY_API_URL: url, IDENTIFY_API_KEY: key, IDENTIFY_ORG_ID: orgId } = process.env
+          const call = async () => (await fetch(url + '/api/v1/users/identify', { method: 'POST',
+            headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json' },
+            body: JSON.stringify({ id: 'from-a-service', orgId }) }).catch(() => ({ status: 0 }))).status
+          let status = await call()
+          for (let i = 0; i < 150 && status === 0; i++) status = await new Promise((r) => setTimeout(r, 200)).then(call)
+          console.log(status)`,
+        ])
+      try {
+        await startMock(mockEnv)
+        expect(await identifyFromService()).toBe('200')
+        await containers(['rm', '-f', ...started.splice(0)])
+        const { IDENTIFY_API_MOCK_ALLOWED_HOST: _, ...withoutAllowedHost } = mockEnv
+        await startMock(withoutAllowedHost)
+        expect(await identifyFromService()).toBe('403')
+      } finally {
+        if (started.length > 0) await containers(['rm', '-f', ...started]).catch(() => {})
+        await containers(['network', 'rm', '-f', network]).catch(() => {})
+      }
+    })
+
+    it('lists each flag with its variable for docker run IMAGE --help', async () => {
+      const help = await containers(['run', '--rm', image as string, '--help'])
+      expect(help).toMatch(/--seed <seed>[\s\S]*env:\s+IDENTIFY_API_MOCK_SEED\)/)
+      expect(help).toMatch(/--allowed-host <host>[\s\S]*env:\s+IDENTIFY_API_MOCK_ALLOWED_HOST\)/)
+    })
+
+    describe('GitHub Actions: the Python example against the service', () => {
+      let service: RunningContainer
+      beforeAll(async () => {
+        service = await startContainer([], { env: mapping(actions, 'mock:', 'env') })
+      })
+      afterAll(async () => {
+        await service?.stop()
+      })
+
+      it.skipIf(!python)('passes with the job’s settings', async () => {
+        const env = mapping(actions, 'working-directory: examples/python-backend', 'env')
+        expect(env.IDENTIFY_API_URL).toBe('http://127.0.0.1:4010')
+        const { stderr } = await run('python3', ['-m', 'unittest', '-v'], {
+          cwd: `${repo}examples/python-backend`,
+          env: {
+            ...process.env,
+            ...env,
+            IDENTIFY_API_URL: service.url,
+            PYTHONDONTWRITEBYTECODE: '1',
+          },
+        })
+        expect(stderr).toMatch(/^Ran 5 tests in /m)
+        expect(stderr).toMatch(/^OK$/m)
+      })
+    })
+  },
+)
