@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
+import { z } from 'zod'
 
 /**
  * The hashes and tokens of the mock, as flat strings: `@noble/hashes`' `bytesToHex` builds its
@@ -63,3 +64,20 @@ export function createTokenSource(): () => string {
     return token
   }
 }
+
+/**
+ * Visible ASCII, 0x21 to 0x7E: the characters of every secret an HTTP header carries as it is.
+ *
+ * @example visibleAscii.test('sk_test_abc') // true; 'clé' and 'a b' are false
+ */
+export const visibleAscii = /^[\x21-\x7e]+$/
+
+/**
+ * A secret a client sends in an HTTP header (an API key, the control token): visible ASCII only,
+ * 0x21 to 0x7E, which every client can send as it is and no header parser alters.
+ *
+ * @example headerSecretSchema.parse('sk_test_abc') // 'sk_test_abc'; 'clé' throws
+ */
+export const headerSecretSchema = z
+  .string()
+  .regex(visibleAscii, 'must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it')

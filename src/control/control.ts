@@ -18,10 +18,9 @@ import {
   userListQuerySchema,
   userQuerySchema,
 } from '../inspector/queries.ts'
-import { headerSecretSchema } from '../options.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
-import { hashSecret } from '../secrets.ts'
+import { hashSecret, headerSecretSchema } from '../secrets.ts'
 import type { WebhookEndpointInput, WebhookEventInput } from '../webhooks/schemas.ts'
 import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from '../wire.ts'
 

@@ -87,6 +87,11 @@ export class MockCore {
     this.options = resolveOptions(options)
     const o = this.options
     this.#dataset = seed(o)
+    if (this.#dataset.state.organisations.length > o.maxOrganisations) {
+      throw new TypeError(
+        `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
+      )
+    }
     this.#journal = new Journal(o.journalSize)
     this.#ctx = createRuleContext(o, new Database())
     this.#webhooks = new Webhooks({

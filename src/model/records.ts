@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { percentCompleteSchema } from '../data-file.ts'
 import { profileFieldsSchema } from '../profile-fields.ts'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../schemas.ts'
 import { nullableFields } from '../shape-views.ts'
@@ -46,7 +47,7 @@ export const learningProgressRecordSchema = z.strictObject({
   startDate: dateSchema,
   dueDate: dateSchema.nullable(),
   completedAt: dateTimeSchema.nullable(),
-  percentComplete: z.int().min(0).max(100),
+  percentComplete: percentCompleteSchema,
 })
 
 export const certificateRecordSchema = z.strictObject({
