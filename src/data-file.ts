@@ -101,12 +101,52 @@ export const organisationUserSchema = dataFileUserSchema.omit({ orgId: true })
 /** A user put at its path (`PUT /__mock/organisations/{orgId}/users/{id}`). */
 export const putUserSchema = dataFileUserSchema.omit({ orgId: true, id: true })
 
+/** The most users `POST /__mock/organisations` creates an organisation with. */
+const maxUsersOfCreated = 10_000
+
+/**
+ * What `POST /__mock/organisations` and `api.organisations.create()` take: an `orgId` (one is
+ * generated when absent), a name, its user groups and learning paths, and its users: a count of
+ * fixture users (with the seed's groups and paths), or users in exact states, as in a data file.
+ *
+ * @example organisationInputSchema.parse({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
+ */
+export const organisationInputSchema = z
+  .strictObject({
+    orgId: orgIdSchema.optional(),
+    ...organisationContentsShape,
+    users: z
+      .union([
+        z.int().min(0).max(maxUsersOfCreated),
+        z.array(organisationUserSchema).max(maxUsersOfCreated),
+      ])
+      .optional(),
+  })
+  .superRefine((org, context) => {
+    const users = Array.isArray(org.users) ? org.users : []
+    const declared = declaredBy(org)
+    const issues = [
+      ...organisationIssues(org),
+      ...userReferenceIssues(
+        users,
+        () => declared,
+        () => '',
+      ).map(under('users')),
+    ]
+    for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+  })
+
+export type OrganisationInput = z.input<typeof organisationInputSchema>
+
 export type DataFileOrganisation = z.output<typeof dataFileOrganisationSchema>
 export type DataFileUser = z.output<typeof dataFileUserSchema>
 export type OrganisationUser = z.output<typeof organisationUserSchema>
 export type PutUser = z.output<typeof putUserSchema>
 
 type Issue = { path: PropertyKey[]; message: string }
+
+/** The ids an organisation declares, of its groups or its learning paths. */
+type IdSet = { has(id: string): boolean }
 
 /** What of a user refers to its organisation's declarations or must be unique. */
 type ReferringUser = Pick<
@@ -121,7 +161,7 @@ type ReferringUser = Pick<
  */
 export function userReferenceIssues(
   users: readonly ReferringUser[],
-  declared: (index: number) => { groups: ReadonlySet<string>; paths: ReadonlySet<string> } | null,
+  declared: (index: number) => { groups: IdSet; paths: IdSet } | null,
   scopeOf: (index: number) => string,
 ): Issue[] {
   const issues: Issue[] = []

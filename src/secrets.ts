@@ -39,6 +39,23 @@ export function hashSecret(secret: string): string {
   return hex
 }
 
+/**
+ * `length` characters of `alphabet` (at most 256) drawn from the cryptographic random source,
+ * each equally likely: bytes past the last whole multiple of the alphabet's size are drawn again.
+ *
+ * @example randomText('abc', 4) // 'cabb'
+ */
+export function randomText(alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length)
+  let text = ''
+  while (text.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length))) {
+      if (byte < limit && text.length < length) text += alphabet[byte % alphabet.length]
+    }
+  }
+  return text
+}
+
 /** A new sign-in token: 256 bits from the platform's cryptographic random source, as hex. */
 export function generateSignInToken(): string {
   return hexOf(crypto.getRandomValues(new Uint8Array(tokenBytes)))

@@ -1,7 +1,7 @@
 import type { DataFileOrganisation, OrganisationUser, ResolvedDataFile } from '../data-file.ts'
 import { jsonPath } from '../data-file.ts'
 import { hashSecret } from '../secrets.ts'
-import { type CollectionName, collectionNames, collectionTable } from './collections.ts'
+import { collectionNames, hasOrgId } from './collections.ts'
 import { emptyState, type MockState } from './database.ts'
 import type { Credentials, Dataset } from './dataset.ts'
 import type { ApiKeyRecord, LearningPathRecord } from './records.ts'
@@ -192,9 +192,4 @@ export function organisationSlice(state: MockState, orgId: string): MockState {
     )
   }
   return slice
-}
-
-/** Whether the records of collection `name` carry their organisation's `orgId`. */
-export function hasOrgId(name: CollectionName): boolean {
-  return 'orgId' in collectionTable[name].schema.shape
 }

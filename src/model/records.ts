@@ -76,6 +76,15 @@ export const webViewSessionRecordSchema = z.strictObject({
   createdAt: dateTimeSchema,
 })
 
+/**
+ * What an organisation created at run time started with, its records as JSON (keys as hashes
+ * only): what a reset of that organisation returns it to.
+ */
+export const organisationStartRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  records: z.string(),
+})
+
 export type OrganisationRecord = z.infer<typeof organisationRecordSchema>
 export type ApiKeyRecord = z.infer<typeof apiKeyRecordSchema>
 export type UserRecord = z.infer<typeof userRecordSchema>
@@ -85,3 +94,4 @@ export type LearningProgressRecord = z.infer<typeof learningProgressRecordSchema
 export type CertificateRecord = z.infer<typeof certificateRecordSchema>
 export type SignInTokenRecord = z.infer<typeof signInTokenRecordSchema>
 export type WebViewSessionRecord = z.infer<typeof webViewSessionRecordSchema>
+export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>
