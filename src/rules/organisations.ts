@@ -28,9 +28,27 @@ function invalid(detail: string): TypeError {
   return new TypeError(`${apiErrors.invalidRequest.message}: ${detail}`)
 }
 
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] }
+
 /** `issues` in one line, each path as a data file's errors name it (`users[1].registrationStatus`). */
-function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  return issues.map(({ path, message }) => `${jsonPath(path) || 'body'}: ${message}`).join('; ')
+function describe(issues: readonly Issue[]): string {
+  return withBranches(issues)
+    .map(({ path, message }) => `${jsonPath(path) || 'body'}: ${message}`)
+    .join('; ')
+}
+
+/**
+ * `issues` with each failed union (`users`: a count or a list) replaced by the issues of the
+ * branch of the value's own type, when one branch is: what the client meant to send.
+ */
+function withBranches(issues: readonly Issue[]): Issue[] {
+  return issues.flatMap((issue) => {
+    const branch = issue.errors?.find(
+      (b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0),
+    )
+    if (issue.code !== 'invalid_union' || !branch) return [issue]
+    return withBranches(branch).map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
+  })
 }
 
 /** `input` parsed by `schema`; a `TypeError` that names each problem's path otherwise. */
