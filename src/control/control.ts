@@ -117,8 +117,9 @@ export const controlRoutes = [
       const user = readJsonObject(request)
       if (!user) return badRequest('The body must be a JSON object: a user of the data file.')
       return answerBadInput(async () => {
-        const put = await core.organisations.putUser(orgId, id, user as PutUser)
-        return jsonResponse(put.created ? 201 : 200, put.user)
+        const { created } = await core.organisations.putUser(orgId, id, user as PutUser)
+        const shown = await core.transact((ctx) => describeUser(ctx, { orgId, id }))
+        return jsonResponse(created ? 201 : 200, shown)
       })
     },
   },

@@ -1,7 +1,6 @@
 import { z } from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../data-file.ts'
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
-import { describeUser } from '../inspector/queries.ts'
 import { type Collections, Database, type MockState, type StateChange } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
@@ -368,7 +367,7 @@ export class MockCore {
     return this.#exclusive(async () => {
       const created = await putUser(this.#ctx, orgId, id, user)
       this.#persist()
-      return { created, user: describeUser(this.#ctx, { orgId, id }) }
+      return { created }
     })
   }
 
@@ -463,10 +462,9 @@ export interface CreatedOrganisation {
   apiKey: string
 }
 
-/** A user put in an exact state: whether it was created, and the user as the inspector shows it. */
+/** A user put in an exact state: whether it was created (or replaced). */
 export interface PutUserResult {
   created: boolean
-  user: ReturnType<typeof describeUser>
 }
 
 /** The controls of {@link MockCore.organisations}. */

@@ -38,10 +38,15 @@ describe('tenants in-process', () => {
     const a = await api.organisations.create()
     const b = await api.organisations.create()
     const put = await api.organisations.putUser(a.orgId, 'ada', { registrationStatus: 'archived' })
-    expect(put).toMatchObject({
-      created: true,
-      user: { profile: { registrationStatus: 'archived' } },
+    expect(put).toEqual({ created: true })
+    expect(api.db.users.findFirst((q) => q.where({ orgId: a.orgId, id: 'ada' }))).toMatchObject({
+      registrationStatus: 'archived',
+      firstName: null,
     })
+    const again = await api.organisations.putUser(a.orgId, 'ada', {
+      registrationStatus: 'archived',
+    })
+    expect(again).toEqual({ created: false })
     api.failNext('identify', { status: 500, orgId: b.orgId })
     expect((await identify(api, a.apiKey, a.orgId, 'ada')).status).toBe(200)
     expect((await identify(api, b.apiKey, b.orgId, 'bob')).status).toBe(500)
