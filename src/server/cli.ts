@@ -38,29 +38,31 @@ serveCommand
     await serve(parsed.data, flags.json)
   })
 
-program
-  .command('openapi')
-  .description('Print the OpenAPI 3.1 document of the API, or write it to a file.')
-  .option('--out <file>', 'write the document to this file instead of standard output')
-  .action(async (flags: { out?: string }) => {
-    const { createOpenApiDocument } = await import('../core/openapi.ts')
-    const text = `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`
-    if (!flags.out) return void process.stdout.write(text)
-    const { writeFile } = await import('node:fs/promises')
-    await writeFile(flags.out, text)
-  })
-
-program
-  .command('data-schema')
-  .description('Print the JSON Schema of the --data file, or write it to a file.')
-  .option('--out <file>', 'write the schema to this file instead of standard output')
-  .action(async (flags: { out?: string }) => {
-    const { dataFileJsonSchema } = await import('../data-file.ts')
-    const text = `${JSON.stringify(dataFileJsonSchema(), null, 2)}\n`
-    if (!flags.out) return void process.stdout.write(text)
-    const { writeFile } = await import('node:fs/promises')
-    await writeFile(flags.out, text)
-  })
+/** Commands that print a JSON document the mock generates, or write it to `--out`. */
+const documentCommands = [
+  {
+    name: 'openapi',
+    description: 'Print the OpenAPI 3.1 document of the API, or write it to a file.',
+    build: async () => (await import('../core/openapi.ts')).createOpenApiDocument(),
+  },
+  {
+    name: 'data-schema',
+    description: 'Print the JSON Schema of the --data file, or write it to a file.',
+    build: async () => (await import('../data-file.ts')).dataFileJsonSchema(),
+  },
+]
+for (const { name, description, build } of documentCommands) {
+  program
+    .command(name)
+    .description(description)
+    .option('--out <file>', 'write the document to this file instead of standard output')
+    .action(async (flags: { out?: string }) => {
+      const text = `${JSON.stringify(await build(), null, 2)}\n`
+      if (!flags.out) return void process.stdout.write(text)
+      const { writeFile } = await import('node:fs/promises')
+      await writeFile(flags.out, text)
+    })
+}
 
 addVerifyCommand(program)
 
