@@ -16,7 +16,9 @@ describe('docs/guides/many-tests.md', () => {
   it('shows refusal lines in the form serve prints them', () => {
     const [lines = ''] = blocks('text')
     for (const line of lines.trim().split('\n')) {
-      expect(line.trim()).toMatch(/^identify-api-mock: data\.json: users\[\d+\]\.[a-zA-Z]+(\[\d+\])?: /)
+      expect(line.trim()).toMatch(
+        /^identify-api-mock: data\.json: users\[\d+\]\.[a-zA-Z]+(\[\d+\])?: /,
+      )
     }
   })
 })
