@@ -7,6 +7,7 @@ export const apiErrors = {
   userNotFound: { status: 404, message: 'User not found' },
   notFound: { status: 404, message: 'Not found' },
   methodNotAllowed: { status: 405, message: 'Method not allowed' },
+  conflict: { status: 409, message: 'Conflict' },
   webhookNotFound: { status: 404, message: 'Webhook endpoint not found' },
   tooManyPendingDeliveries: { status: 429, message: 'Too many webhook deliveries pending' },
   internal: { status: 500, message: 'Internal server error' },

@@ -1,25 +1,10 @@
 import { z } from 'zod'
+import { dataFileSchema } from './data-file.ts'
 import { describeIssues } from './errors.ts'
+import { headerSecretSchema } from './secrets.ts'
 import type { Clock } from './time.ts'
 import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
 import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
-
-/**
- * Visible ASCII, 0x21 to 0x7E: the characters of every secret an HTTP header carries as it is.
- *
- * @example visibleAscii.test('sk_test_abc') // true; 'clé' and 'a b' are false
- */
-export const visibleAscii = /^[\x21-\x7e]+$/
-
-/**
- * A secret a client sends in an HTTP header (an API key, the control token): visible ASCII only,
- * 0x21 to 0x7E, which every client can send as it is and no header parser alters.
- *
- * @example headerSecretSchema.parse('sk_test_abc') // 'sk_test_abc'; 'clé' throws
- */
-export const headerSecretSchema = z
-  .string()
-  .regex(visibleAscii, 'must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it')
 
 /**
  * A whole number from `min` (to `max`), refused with one message that says so, as the CLI prints
@@ -60,6 +45,11 @@ const limitsShape = {
   maxTokensPerUser: wholeNumber(1).default(10),
   /** How long a web-view session lasts, in seconds (the cookie's `Max-Age`). */
   sessionTtlSeconds: wholeNumber(1).default(3600),
+  /**
+   * Organisations at most: seeded, from `data` and created at run time together; one more is
+   * refused (400 on the control endpoint, a `TypeError` in-process).
+   */
+  maxOrganisations: wholeNumber(1).default(1000),
 }
 
 const retryDelayError = 'expected whole numbers of milliseconds up to a day, e.g. 100,1000,5000'
@@ -79,6 +69,11 @@ export const mockApiOptionsSchema = z.strictObject({
   usersPerOrganisation: wholeNumber(0).default(8),
   /** Organisations and API keys added to the seeded data. */
   organisations: z.array(organisationSchema).default([]),
+  /**
+   * Organisations and users in exact states (a data file's contents), added to the seeded data:
+   * an organisation the seed has gets the keys, groups, paths and users added.
+   */
+  data: dataFileSchema.optional(),
   /** Pins the MSW handlers to one origin (and path prefix); by default they match any origin. */
   baseUrl: z.url().optional(),
   /** How long a sign-in token stays valid. */

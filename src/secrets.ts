@@ -1,4 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
+import { z } from 'zod'
 
 /**
  * The hashes and tokens of the mock, as flat strings: `@noble/hashes`' `bytesToHex` builds its
@@ -38,6 +39,23 @@ export function hashSecret(secret: string): string {
   return hex
 }
 
+/**
+ * `length` characters of `alphabet` (at most 256) drawn from the cryptographic random source,
+ * each equally likely: bytes past the last whole multiple of the alphabet's size are drawn again.
+ *
+ * @example randomText('abc', 4) // 'cabb'
+ */
+export function randomText(alphabet: string, length: number): string {
+  const limit = 256 - (256 % alphabet.length)
+  let text = ''
+  while (text.length < length) {
+    for (const byte of crypto.getRandomValues(new Uint8Array(length))) {
+      if (byte < limit && text.length < length) text += alphabet[byte % alphabet.length]
+    }
+  }
+  return text
+}
+
 /** A new sign-in token: 256 bits from the platform's cryptographic random source, as hex. */
 export function generateSignInToken(): string {
   return hexOf(crypto.getRandomValues(new Uint8Array(tokenBytes)))
@@ -63,3 +81,20 @@ export function createTokenSource(): () => string {
     return token
   }
 }
+
+/**
+ * Visible ASCII, 0x21 to 0x7E: the characters of every secret an HTTP header carries as it is.
+ *
+ * @example visibleAscii.test('sk_test_abc') // true; 'clé' and 'a b' are false
+ */
+export const visibleAscii = /^[\x21-\x7e]+$/
+
+/**
+ * A secret a client sends in an HTTP header (an API key, the control token): visible ASCII only,
+ * 0x21 to 0x7E, which every client can send as it is and no header parser alters.
+ *
+ * @example headerSecretSchema.parse('sk_test_abc') // 'sk_test_abc'; 'clé' throws
+ */
+export const headerSecretSchema = z
+  .string()
+  .regex(visibleAscii, 'must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it')

@@ -1,9 +1,10 @@
 import type { z } from 'zod'
 import { controlPaths } from '../control-paths.ts'
-import { journalQuerySchema, newestEntries } from '../core/journal.ts'
+import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { createRouteMatcher } from '../core/route-matcher.ts'
 import { identifyCurlLine } from '../curl-line.ts'
+import type { PutUser } from '../data-file.ts'
 import {
   ApiError,
   describeIssues,
@@ -18,10 +19,9 @@ import {
   userListQuerySchema,
   userQuerySchema,
 } from '../inspector/queries.ts'
-import { headerSecretSchema } from '../options.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
-import { hashSecret } from '../secrets.ts'
+import { hashSecret, headerSecretSchema } from '../secrets.ts'
 import type { WebhookEndpointInput, WebhookEventInput } from '../webhooks/schemas.ts'
 import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from '../wire.ts'
 
@@ -32,15 +32,12 @@ type Run = (
 ) => Promise<WireResponse>
 
 interface ControlRoute {
-  method: 'GET' | 'POST' | 'DELETE'
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   run: Run
   /** Served without the control token: the inspector page's files, which hold no data. */
   open?: true
 }
-
-/** The most organisations `GET /__mock/organisations` lists. */
-const maxOrganisations = 1000
 
 const serveAsset: Run = async (_core, request) =>
   inspectorAssets.get(pathnameOf(request.target)) ?? toErrorResponse(new ApiError('notFound'))
@@ -54,9 +51,13 @@ export const controlRoutes = [
   {
     method: 'POST',
     path: controlPaths.reset,
-    run: async (core) => {
-      await core.reset()
-      return noContent
+    run: async (core, request) => {
+      const scope = readJsonObject(request, {})
+      if (!scope) return badRequest('The body must be empty, {} or {"orgId"}.')
+      return answerBadInput(async () => {
+        await core.reset(scope)
+        return noContent
+      })
     },
   },
   { method: 'POST', path: controlPaths.faults, run: addFault },
@@ -74,8 +75,8 @@ export const controlRoutes = [
     method: 'GET',
     path: controlPaths.requests,
     run: async (core, request) =>
-      withQuery(request, journalQuerySchema, ({ limit }) =>
-        jsonResponse(200, newestEntries(core.requests(), limit)),
+      withQuery(request, requestsQuerySchema, ({ limit, orgId }) =>
+        jsonResponse(200, newestEntries(core.requests({ orgId }), limit)),
       ),
   },
   {
@@ -92,6 +93,36 @@ export const controlRoutes = [
   { method: 'GET', path: controlPaths.inspectorStyle, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorScript, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.organisations, run: listOrganisations },
+  {
+    method: 'POST',
+    path: controlPaths.organisations,
+    run: async (core, request) => {
+      const input = readJsonObject(request, {})
+      if (!input) return badRequest('The body must be a JSON object: {"orgId"?,"name"?,"users"?}.')
+      return answerBadInput(async () => jsonResponse(201, await core.organisations.create(input)))
+    },
+  },
+  {
+    method: 'DELETE',
+    path: `${controlPaths.organisations}/:orgId`,
+    run: async (core, _request, { orgId = '' }) => {
+      await core.organisations.remove(orgId)
+      return noContent
+    },
+  },
+  {
+    method: 'PUT',
+    path: `${controlPaths.organisations}/:orgId/users/:id`,
+    run: async (core, request, { orgId = '', id = '' }) => {
+      const user = readJsonObject(request)
+      if (!user) return badRequest('The body must be a JSON object: a user of the data file.')
+      return answerBadInput(async () => {
+        const { created } = await core.organisations.putUser(orgId, id, user as PutUser)
+        const shown = await core.transact((ctx) => describeUser(ctx, { orgId, id }))
+        return jsonResponse(created ? 201 : 200, shown)
+      })
+    },
+  },
   {
     method: 'GET',
     path: controlPaths.users,
@@ -249,7 +280,9 @@ export async function handleControl(core: MockCore, request: WireRequest): Promi
 async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const fault = readJsonObject(request)
   if (!fault) {
-    return badRequest('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
+    return badRequest(
+      'The body must be a JSON object: {"operation","status","count"?,"delayMs"?,"orgId"?,"id"?}.',
+    )
   }
   const { operation, ...options } = fault
   return answerBadInput(() => {
@@ -274,8 +307,12 @@ async function raiseEvent(core: MockCore, request: WireRequest): Promise<WireRes
   )
 }
 
-/** The body as a JSON object; `undefined` when it is anything else. */
-function readJsonObject(request: WireRequest): Record<string, unknown> | undefined {
+/** The body as a JSON object (`empty` for no body, when given); `undefined` when it is anything else. */
+function readJsonObject(
+  request: WireRequest,
+  empty?: Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (empty && (request.body?.byteLength ?? 0) === 0 && !request.bodyTooLarge) return empty
   let value: unknown
   try {
     value = JSON.parse(new TextDecoder().decode(request.body ?? new Uint8Array()))
@@ -306,7 +343,7 @@ function badRequest(message: string): WireResponse {
 async function listOrganisations(core: MockCore, request: WireRequest): Promise<WireResponse> {
   // The curl line is pasted into a shell: only a plain host name or address goes into it.
   const host = request.headers.get('host')?.match(/^[A-Za-z0-9.:[\]-]+$/)?.[0]
-  const organisations = core.credentials.slice(0, maxOrganisations).map((org) => ({
+  const organisations = core.credentials.slice(0, core.options.maxOrganisations).map((org) => ({
     ...org,
     curl:
       host && org.apiKeys[0] ? identifyCurlLine(`http://${host}`, org.orgId, org.apiKeys[0]) : null,

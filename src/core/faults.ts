@@ -1,6 +1,7 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors } from '../errors.ts'
+import { ApiError, type ApiErrorCode, apiErrors } from '../errors.ts'
 import { parseOptions } from '../options.ts'
+import { identifyUserRequestSchema } from '../schemas.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'
@@ -36,10 +37,18 @@ export const faultSchema = z
     status: z.int(),
     count: z.int().min(1).default(1),
     delayMs: z.int().min(0).max(600_000).default(0),
+    /** Taken only by calls for this organisation (identify's body, delete's path). */
+    orgId: identifyUserRequestSchema.shape.orgId.optional(),
+    /** With `orgId`: taken only by calls for this user id too. */
+    id: identifyUserRequestSchema.shape.id.optional(),
   })
   .refine((fault) => statusesOf(fault.operation).includes(fault.status), {
     message: 'status must be one of the documented error statuses of the operation',
     path: ['status'],
+  })
+  .refine((fault) => fault.id === undefined || fault.orgId !== undefined, {
+    message: 'a fault for one user id needs its orgId too',
+    path: ['id'],
   })
 
 export type Fault = z.input<typeof faultSchema>
@@ -59,21 +68,36 @@ export interface QueuedFaultView {
   status: number
   remaining: number
   delayMs: number
+  orgId?: string
+  id?: string
 }
 
 interface QueuedFault {
   code: ApiErrorCode
   remaining: number
   delayMs: number
+  orgId?: string | undefined
+  id?: string | undefined
 }
+
+/** What a call names, for the faults scoped to an organisation or a user. */
+type Target = { orgId?: string; id?: string }
 
 /** Forced faults, queued per operation in the order given. */
 export class FaultQueue {
   readonly #queues = new Map<Operation, QueuedFault[]>()
 
-  /** Throws a `TypeError` that says what is wrong with a fault that is not allowed. */
-  add(fault: Fault): void {
-    const { operation, status, count, delayMs } = parseOptions(faultSchema, fault, 'fault')
+  /**
+   * Throws a `TypeError` that says what is wrong with a fault that is not allowed, and the API's
+   * 404 `Not found` for an `orgId` that `exists` says the mock does not have.
+   */
+  add(fault: Fault, exists: (orgId: string) => boolean = () => true): void {
+    const { operation, status, count, delayMs, orgId, id } = parseOptions(
+      faultSchema,
+      fault,
+      'fault',
+    )
+    if (orgId !== undefined && !exists(orgId)) throw new ApiError('notFound')
     const queued = [...this.#queues.values()].reduce((sum, queue) => sum + queue.length, 0)
     if (queued >= maxQueuedFaults) {
       throw new TypeError(
@@ -84,27 +108,48 @@ export class FaultQueue {
     // The schema has checked that the status is one of the operation's documented errors.
     const code = errors.find((c) => apiErrors[c].status === status) as ApiErrorCode
     const queue = this.#queues.get(operation) ?? []
-    queue.push({ code, remaining: count, delayMs })
+    queue.push({ code, remaining: count, delayMs, ...(orgId !== undefined && { orgId, id }) })
     this.#queues.set(operation, queue)
   }
 
-  /** The next fault of `operation`, consumed; `undefined` when none is queued. */
-  take(operation: Operation): { code: ApiErrorCode; delayMs: number } | undefined {
-    const queue = this.#queues.get(operation) ?? []
-    const next = queue[0]
+  /**
+   * The first fault of `operation` queued that matches a call for `target`, consumed; `undefined`
+   * when none does. An unscoped fault matches every call.
+   */
+  take(operation: Operation, target: Target): { code: ApiErrorCode; delayMs: number } | undefined {
+    const queue = this.#queues.get(operation)
+    if (!queue || queue.length === 0) return undefined
+    const at = queue.findIndex(
+      (fault) =>
+        (fault.orgId === undefined || fault.orgId === target.orgId) &&
+        (fault.id === undefined || fault.id === target.id),
+    )
+    const next = queue[at]
     if (!next) return undefined
-    if (--next.remaining === 0) queue.shift()
+    if (--next.remaining === 0) queue.splice(at, 1)
     return { code: next.code, delayMs: next.delayMs }
+  }
+
+  /** Forgets the faults scoped to organisation `orgId`. */
+  clearOrganisation(orgId: string): void {
+    for (const [operation, queue] of this.#queues) {
+      this.#queues.set(
+        operation,
+        queue.filter((fault) => fault.orgId !== orgId),
+      )
+    }
   }
 
   /** The faults still queued, in the order they will be taken, each operation's in turn. */
   list(): QueuedFaultView[] {
     return operations.flatMap((operation) =>
-      (this.#queues.get(operation) ?? []).map(({ code, remaining, delayMs }) => ({
+      (this.#queues.get(operation) ?? []).map(({ code, remaining, delayMs, orgId, id }) => ({
         operation,
         status: apiErrors[code].status,
         remaining,
         delayMs,
+        ...(orgId !== undefined && { orgId }),
+        ...(id !== undefined && { id }),
       })),
     )
   }

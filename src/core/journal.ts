@@ -62,6 +62,29 @@ export class Journal<T = JournalEntry> {
     this.#entries.length = 0
     this.#next = 0
   }
+
+  /** Forgets the entries `test` picks, keeping the others in their order. */
+  removeWhere(test: (entry: T) => boolean): void {
+    const kept = this.list().filter((entry) => !test(entry))
+    this.clear()
+    for (const entry of kept) this.add(entry)
+  }
+}
+
+/**
+ * The organisation and user a call names, as far as it names them: identify's body's `orgId` and
+ * `id` (when they are text), delete's path parameters. What scoped faults and reads go by.
+ *
+ * @example targetOf({ operation: 'delete', request: { orgId: 'org-1', id: 'u-1' } }) // { orgId: 'org-1', id: 'u-1' }
+ */
+export function targetOf(call: CallRequest): { orgId?: string; id?: string } {
+  const request: unknown = call.request
+  if (typeof request !== 'object' || request === null || Array.isArray(request)) return {}
+  const { orgId, id } = request as Record<string, unknown>
+  return {
+    ...(typeof orgId === 'string' && { orgId }),
+    ...(typeof id === 'string' && { id }),
+  }
 }
 
 /**
@@ -90,6 +113,17 @@ export function callsIn<O extends Operation>(
 export const journalQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
 })
+
+/** `GET /__mock/requests`' query: a limit, and the organisation whose calls to list. */
+export const requestsQuerySchema = journalQuerySchema.extend({
+  orgId: z.string().min(1).max(1024).optional(),
+})
+
+/** Which calls to read: those of one organisation, or every call. */
+export interface CallScope {
+  /** Only the calls that name this organisation (identify's body, delete's path, the web view's query). */
+  orgId?: string
+}
 
 /**
  * The newest `limit` of `entries` (oldest first), or all of them without a limit: what a

@@ -1,9 +1,19 @@
+import { z } from 'zod'
+import { type OrganisationInput, organisationInputSchema, type PutUser } from '../data-file.ts'
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
 import { type Collections, Database, type MockState, type StateChange } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
+import { organisationSlice } from '../model/declared-data.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from '../options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
+import {
+  generateApiKey,
+  generateOrganisationId,
+  parseInput,
+  putUser,
+  startOfOrganisation,
+} from '../rules/organisations.ts'
 import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { formatTimestamp } from '../rules/timestamps.ts'
 import { sleep } from '../time.ts'
@@ -13,7 +23,15 @@ import { pathnameOf, type WireRequest } from '../wire.ts'
 import { buildWebhookEvent } from './build-event.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
-import { type CallOf, type CallRequest, callsIn, Journal, type JournalEntry } from './journal.ts'
+import {
+  type CallOf,
+  type CallRequest,
+  type CallScope,
+  callsIn,
+  Journal,
+  type JournalEntry,
+  targetOf,
+} from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
@@ -70,10 +88,21 @@ export class MockCore {
      */
     raise(input: WebhookEventInput): Promise<RaisedWebhookEvent>
   }
+  /**
+   * Organisations created and removed at run time (a tenant per test worker), and users put in
+   * exact states.
+   *
+   * @example
+   * const { orgId, apiKey } = await api.organisations.create({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
+   * await api.organisations.remove(orgId)
+   */
+  readonly organisations: OrganisationControls
   readonly #webhooks: Webhooks
+  readonly #seed: Seed
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
-  readonly #journal: Journal
+  /** The journal, each entry with the organisation its call names (none when it names none). */
+  readonly #journal: Journal<ScopedEntry>
   readonly #store: StateStore | undefined
   #credentials: Credentials[]
   #ctx: RuleContext
@@ -86,8 +115,14 @@ export class MockCore {
   constructor(seed: Seed, options: MockApiOptions = {}, store?: StateStore) {
     this.options = resolveOptions(options)
     const o = this.options
+    this.#seed = seed
     this.#dataset = seed(o)
-    this.#journal = new Journal(o.journalSize)
+    if (this.#dataset.state.organisations.length > o.maxOrganisations) {
+      throw new TypeError(
+        `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
+      )
+    }
+    this.#journal = new Journal<ScopedEntry>(o.journalSize)
     this.#ctx = createRuleContext(o, new Database())
     this.#webhooks = new Webhooks({
       endpoints: o.webhooks,
@@ -100,9 +135,14 @@ export class MockCore {
       raise: (input) =>
         this.#exclusive(async () => {
           const event = buildWebhookEvent(this.#ctx, input)
-          this.#webhooks.publish(event)
+          this.#webhooks.publish(event, 'orgId' in input ? input.orgId : undefined)
           return event
         }),
+    }
+    this.organisations = {
+      create: (input) => this.#createOrganisation(input),
+      remove: (orgId) => this.#removeOrganisation(orgId),
+      putUser: (orgId, id, user) => this.#putUser(orgId, id, user),
     }
     this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
@@ -130,7 +170,7 @@ export class MockCore {
   async dispatch(input: WireRequest | Request): Promise<WireResponse> {
     const started = performance.now()
     const request = isFetchRequest(input) ? await toWireRequest(input) : input
-    const { response, delayMs, call, path } = await this.#exclusive(async () => {
+    const { response, delayMs, call, path, orgId } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
         this.#persist()
@@ -142,21 +182,31 @@ export class MockCore {
     const delay = delayMs + this.options.delayMs
     if (delay > 0) await sleep(delay)
     this.#journal.add({
-      time: formatTimestamp(this.#ctx.now()),
-      method: request.method,
-      path,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      ...call,
+      entry: {
+        time: formatTimestamp(this.#ctx.now()),
+        method: request.method,
+        path,
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        ...call,
+      },
+      orgId,
     })
     return response
   }
 
   /**
    * Back to the seeded data, with the journal, the queued faults and the webhook deliveries
-   * cleared (pending retries cancelled, endpoints added since the start removed).
+   * cleared (pending retries cancelled, endpoints added since the start removed, organisations
+   * created at run time removed). With an `orgId`, only that organisation goes back to where it
+   * started (the seed and the data file, or what it was created with) and only its journal
+   * entries, faults and deliveries are cleared; 404 `Not found` for one the mock does not have.
+   *
+   * @example await api.reset({ orgId })
    */
-  async reset(): Promise<void> {
+  async reset(scope: { orgId?: string } = {}): Promise<void> {
+    const { orgId } = parseInput(resetScopeSchema, scope)
+    if (orgId !== undefined) return this.#resetOrganisation(orgId)
     this.#webhooks.reset()
     await this.#exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
@@ -170,10 +220,12 @@ export class MockCore {
 
   /**
    * Makes the next `count` calls of `operation` that pass the credentials check answer `status`
-   * (one of that operation's documented errors), optionally after `delayMs`.
+   * (one of that operation's documented errors), optionally after `delayMs`. With `orgId` (and
+   * `id`), only calls for that organisation (and user) take it; 404 `Not found` for an
+   * organisation the mock does not have.
    */
   failNext(operation: Operation, fault: FaultOptions): void {
-    this.#faults.add({ ...fault, operation })
+    this.#faults.add({ ...fault, operation }, (orgId) => this.#hasOrganisation(orgId))
   }
 
   /**
@@ -208,19 +260,24 @@ export class MockCore {
     return this.#exclusive(async () => this.#ctx.db.snapshot())
   }
 
-  /** The journal of requests, oldest first. */
-  requests(): JournalEntry[] {
-    return this.#journal.list()
+  /** The journal of requests, oldest first; with an `orgId`, only the calls naming it. */
+  requests(scope: CallScope = {}): JournalEntry[] {
+    const { orgId } = scope
+    const entries = this.#journal.list()
+    const kept = orgId === undefined ? entries : entries.filter((e) => e.orgId === orgId)
+    return kept.map(({ entry }) => entry)
   }
 
   /**
    * The API calls the routes matched (of `operation` if given), whatever their answer, oldest
    * first: what each asked, its status and time. Read from the journal, so bounded by it.
    *
+   * With an `orgId`, only the calls that name that organisation.
+   *
    * @example api.calls('delete') // [{ operation: 'delete', request: { orgId, id }, status: 200, time }]
    */
-  calls<O extends Operation = Operation>(operation?: O): CallOf<O>[] {
-    return callsIn(this.#journal.list(), operation)
+  calls<O extends Operation = Operation>(operation?: O, scope: CallScope = {}): CallOf<O>[] {
+    return callsIn(this.requests(scope), operation)
   }
 
   /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */
@@ -229,6 +286,88 @@ export class MockCore {
       const result = redeemSignInToken(this.#ctx, orgId, token)
       this.#persist()
       return result
+    })
+  }
+
+  #hasOrganisation(orgId: string): boolean {
+    return this.#ctx.db.organisations.get(orgId) !== undefined
+  }
+
+  async #createOrganisation(input: OrganisationInput = {}): Promise<CreatedOrganisation> {
+    const parsed = parseInput(organisationInputSchema, input)
+    const created = await this.#exclusive(async () => {
+      const { db } = this.#ctx
+      const orgId = parsed.orgId ?? generateOrganisationId()
+      if (this.#hasOrganisation(orgId)) throw new ApiError('conflict')
+      const max = this.options.maxOrganisations
+      if (db.organisations.size >= max) {
+        throw new TypeError(
+          `Invalid request parameters: the mock holds ${max} organisations, its limit (maxOrganisations, --max-orgs)`,
+        )
+      }
+      const apiKey = generateApiKey()
+      const fixtures = (users: number) =>
+        this.#seed({
+          ...this.options,
+          seededOrganisations: 0,
+          organisations: [{ orgId, apiKeys: [apiKey], users }],
+          data: undefined,
+        }).state
+      const start = startOfOrganisation(this.#ctx, orgId, parsed, apiKey, fixtures)
+      if (db.collections.users.count() + start.users.length > this.options.maxUsers) {
+        throw new TypeError(
+          `Invalid request parameters: the mock would hold more than ${this.options.maxUsers} users, its limit (maxUsers, --max-users)`,
+        )
+      }
+      await db.load(start)
+      await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
+      this.#persist()
+      const name = start.organisations[0]?.name ?? orgId
+      this.#credentials = [...this.#credentials, { orgId, name, apiKeys: [apiKey] }]
+      return { orgId, apiKey }
+    })
+    return created
+  }
+
+  async #removeOrganisation(orgId: string): Promise<void> {
+    await this.#exclusive(async () => {
+      if (!this.#hasOrganisation(orgId)) throw new ApiError('notFound')
+      this.#ctx.db.removeOrganisation(orgId)
+      this.#persist()
+      this.#credentials = this.#credentials.filter((c) => c.orgId !== orgId)
+    })
+    this.#forgetCallsOf(orgId)
+  }
+
+  async #resetOrganisation(orgId: string): Promise<void> {
+    await this.#exclusive(async () => {
+      const { db } = this.#ctx
+      if (!this.#hasOrganisation(orgId)) throw new ApiError('notFound')
+      const created = db.organisationStarts.get(orgId)
+      const start: MockState = created
+        ? JSON.parse(created.records)
+        : organisationSlice(this.#dataset.state, orgId)
+      const startRecord = created && { orgId, records: created.records }
+      db.removeOrganisation(orgId)
+      await db.load(start, { validated: true })
+      if (startRecord) await db.collections.organisationStarts.create(startRecord)
+      this.#persist()
+    })
+    this.#forgetCallsOf(orgId)
+  }
+
+  /** Clears the journal entries, queued faults and webhook deliveries of organisation `orgId`. */
+  #forgetCallsOf(orgId: string): void {
+    this.#faults.clearOrganisation(orgId)
+    this.#journal.removeWhere((entry) => entry.orgId === orgId)
+    this.#webhooks.forgetOrganisation(orgId)
+  }
+
+  async #putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
+    return this.#exclusive(async () => {
+      const created = await putUser(this.#ctx, orgId, id, user)
+      this.#persist()
+      return { created }
     })
   }
 
@@ -264,9 +403,13 @@ export class MockCore {
     return run
   }
 
-  async #answer(
-    request: WireRequest,
-  ): Promise<{ response: WireResponse; delayMs: number; call?: CallRequest; path: string }> {
+  async #answer(request: WireRequest): Promise<{
+    response: WireResponse
+    delayMs: number
+    call?: CallRequest
+    path: string
+    orgId?: string | undefined
+  }> {
     const pathname = pathnameOf(request.target)
     let delayMs = 0
     let started: RouteCall | undefined
@@ -275,12 +418,15 @@ export class MockCore {
     try {
       if (siteRowOf(pathname).part === 'webView') {
         response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
-        return { response, delayMs, path: pathname }
+        // The organisation a web view names is kept only when it is one: never a secret.
+        const named = new URL(request.target, 'http://webview.invalid').searchParams.get('orgId')
+        const orgId = named !== null && this.#hasOrganisation(named) ? named : undefined
+        return { response, delayMs, path: pathname, orgId }
       }
       const { route, params } = matchApiRoute(request.method, pathname)
       started = route.begin(request, params)
       const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
-      const fault = this.#faults.take(route.operation)
+      const fault = this.#faults.take(route.operation, targetOf(started.call as CallRequest))
       if (fault) {
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
@@ -294,9 +440,50 @@ export class MockCore {
     if (!started) return { response, delayMs, path: redactPath(this.#ctx, pathname) }
     const call = redactCall(this.#ctx, started.call, answered)
     const path = call === started.call ? pathname : redactPath(this.#ctx, pathname)
-    return { response: started.withHeaders(response), delayMs, call, path }
+    const { orgId } = targetOf(call)
+    return { response: started.withHeaders(response), delayMs, call, path, orgId }
   }
 }
 
 /** A call of any API route under way. */
 type RouteCall = ReturnType<ApiRoute['begin']>
+
+/** A journal entry with the organisation its call names. */
+interface ScopedEntry {
+  entry: JournalEntry
+  orgId: string | undefined
+}
+
+const resetScopeSchema = z.strictObject({ orgId: z.string().min(1).max(1024).optional() })
+
+/** An organisation created at run time: its id, and its API key in clear. */
+export interface CreatedOrganisation {
+  orgId: string
+  apiKey: string
+}
+
+/** A user put in an exact state: whether it was created (or replaced). */
+export interface PutUserResult {
+  created: boolean
+}
+
+/** The controls of {@link MockCore.organisations}. */
+export interface OrganisationControls {
+  /**
+   * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
+   * paths and users); resolves to its id and key. Rejects with the API's 409 `Conflict` for an
+   * `orgId` the mock has, and a `TypeError` for invalid input or past `maxOrganisations`.
+   */
+  create(input?: OrganisationInput): Promise<CreatedOrganisation>
+  /**
+   * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
+   * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
+   */
+  remove(orgId: string): Promise<void>
+  /**
+   * Creates or replaces user `id` of `orgId` in the exact state `user` declares (a data-file user
+   * without `orgId` and `id`). Rejects with 404 `Not found` for an unknown organisation, and a
+   * `TypeError` for invalid input.
+   */
+  putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
+}

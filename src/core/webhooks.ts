@@ -82,6 +82,8 @@ export class Webhooks implements WebhookControls {
   #queues = new Map<string, Promise<void>>()
   #abort = new AbortController()
   #waiters: Array<() => void> = []
+  /** The organisation each delivery's event was raised for. */
+  readonly #orgOf = new WeakMap<WebhookDelivery, string>()
 
   constructor(settings: WebhookSettings) {
     this.#settings = settings
@@ -132,6 +134,16 @@ export class Webhooks implements WebhookControls {
     this.#wakeWaiters()
   }
 
+  /** Cancels and forgets the deliveries of events raised for organisation `orgId`. */
+  forgetOrganisation(orgId: string): void {
+    for (const delivery of this.#pending) {
+      if (this.#orgOf.get(delivery.record) !== orgId) continue
+      clearTimeout(delivery.timer)
+      this.#finish(delivery)
+    }
+    this.#deliveries.removeWhere((record) => this.#orgOf.get(record) === orgId)
+  }
+
   /** Cancels every delivery, forgets them, and drops the endpoints added since the start. */
   reset(): void {
     this.cancel()
@@ -145,7 +157,7 @@ export class Webhooks implements WebhookControls {
    * Queues `event` for every endpoint that receives its type. Refused (429) while too many
    * deliveries are pending.
    */
-  publish(event: RaisedWebhookEvent): void {
+  publish(event: RaisedWebhookEvent, orgId?: string): void {
     const { id, ...envelope } = event
     const body = JSON.stringify(envelope)
     const targets = [...this.#endpoints.values()].filter(
@@ -157,6 +169,7 @@ export class Webhooks implements WebhookControls {
     for (const endpoint of targets) {
       const record = { id, endpoint: endpoint.id, type: event.type, attempts: [], delivered: false }
       this.#deliveries.add(record)
+      if (orgId !== undefined) this.#orgOf.set(record, orgId)
       const delivery: Delivery = { record, endpoint, body, signal: this.#abort.signal }
       this.#pending.add(delivery)
       const queue = this.#queues.get(endpoint.id) ?? Promise.resolve()
@@ -180,7 +193,7 @@ export class Webhooks implements WebhookControls {
   async #attempt(delivery: Delivery): Promise<void> {
     const { record, endpoint, body, signal } = delivery
     delivery.timer = undefined
-    if (signal.aborted) return
+    if (signal.aborted || !this.#pending.has(delivery)) return
     if (this.#endpoints.get(endpoint.id) !== endpoint) return this.#finish(delivery)
     const now = this.#settings.now()
     const timestamp = Math.floor(now.getTime() / 1000)
@@ -189,7 +202,7 @@ export class Webhooks implements WebhookControls {
       'svix-timestamp': String(timestamp),
       'svix-signature': signWebhook(endpoint.key, record.id, timestamp, body),
     })
-    if (signal.aborted) return
+    if (signal.aborted || !this.#pending.has(delivery)) return
     record.attempts.push({ at: now.toISOString(), ...outcome })
     if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
       record.delivered = true

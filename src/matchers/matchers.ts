@@ -6,13 +6,15 @@ import type { IdentifyUserRequest } from '../schemas.ts'
 
 /**
  * How many matching calls to expect, and of which answer. Without `times`, at least one; without
- * `status`, calls of every answer count.
+ * `status`, calls of every answer count; with `orgId`, only the calls of that organisation.
  *
  * @example callExpectationSchema.parse({ times: 1, status: 200 })
  */
 export const callExpectationSchema = z.strictObject({
   times: z.int().min(0).optional(),
   status: z.int().optional(),
+  /** Only the calls that name this organisation (a test worker's tenant). */
+  orgId: z.string().min(1).optional(),
 })
 
 export type CallExpectation = z.input<typeof callExpectationSchema>
@@ -79,7 +81,7 @@ export const matchers = {
 }
 
 interface CallSource {
-  calls(operation: Operation): Call[]
+  calls(operation: Operation, scope?: { orgId?: string }): Call[]
 }
 
 function matchCalls(
@@ -94,8 +96,8 @@ function matchCalls(
       `expect(…).${matcherName(operation)}() takes a mock from createMockApi(); got ${show(received)}`,
     )
   }
-  const { times, status } = parseOptions(callExpectationSchema, options)
-  const calls = received.calls(operation)
+  const { times, status, orgId } = parseOptions(callExpectationSchema, options)
+  const calls = received.calls(operation, { orgId })
   const matching = calls.filter(
     (call) =>
       (status === undefined || call.status === status) &&
@@ -105,6 +107,7 @@ function matchCalls(
   const what = [
     expected === undefined ? 'any request' : show(expected),
     status === undefined ? '' : ` answered ${status}`,
+    orgId === undefined ? '' : ` for ${orgId}`,
     times === undefined ? '' : ` exactly ${count(times)}`,
   ].join('')
   const message = () =>

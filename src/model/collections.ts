@@ -5,6 +5,7 @@ import {
   learningPathRecordSchema,
   learningProgressRecordSchema,
   organisationRecordSchema,
+  organisationStartRecordSchema,
   signInTokenRecordSchema,
   userGroupRecordSchema,
   userRecordSchema,
@@ -28,6 +29,7 @@ export const collectionTable = describeCollections({
   certificates: { schema: certificateRecordSchema, key: ['certificateId'], ofUser: true },
   signInTokens: { schema: signInTokenRecordSchema, key: ['tokenHash'], ofUser: true },
   webViewSessions: { schema: webViewSessionRecordSchema, key: ['sessionHash'], ofUser: true },
+  organisationStarts: { schema: organisationStartRecordSchema, key: ['orgId'] },
 })
 
 /** What {@link collectionTable} says of one collection. */
@@ -75,4 +77,9 @@ export function forEachCollection<T extends { [C in CollectionName]: unknown }>(
   make: (name: CollectionName) => unknown,
 ): T {
   return Object.fromEntries(collectionNames.map((name) => [name, make(name)])) as T
+}
+
+/** Whether the records of collection `name` carry their organisation's `orgId`. */
+export function hasOrgId(name: CollectionName): boolean {
+  return 'orgId' in collectionTable[name].schema.shape
 }

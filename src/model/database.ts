@@ -4,6 +4,7 @@ import {
   collectionNames,
   collectionTable,
   forEachCollection,
+  hasOrgId,
   type RecordSchemaOf,
   type UserCollectionName,
   userCollectionNames,
@@ -79,6 +80,7 @@ export class Database {
     this.collections.webViewSessions,
     (r) => r.userId,
   )
+  readonly organisationStarts = new UniqueIndex(this.collections.organisationStarts, (r) => r.orgId)
   readonly webViewSessionsByStart = new TimeOrder(this.collections.webViewSessions, (r) =>
     Date.parse(r.createdAt),
   )
@@ -157,6 +159,24 @@ export class Database {
     for (const name of userCollectionNames) {
       const collection = this.collections[name] as PartitionedCollection<never>
       for (const record of this.#byUser[name](userId)) collection.delete(record as never)
+    }
+  }
+
+  /**
+   * Removes organisation `orgId` and every record of it: its users with everything a delete
+   * removes, and every record that carries its `orgId`. Scans each collection once: for the
+   * controls that remove or reset one organisation, not for an API call.
+   */
+  removeOrganisation(orgId: string): void {
+    for (const user of this.collections.users.all().filter((u) => u.orgId === orgId)) {
+      this.removeRecordsOf(user.userId)
+    }
+    for (const name of collectionNames) {
+      if (!hasOrgId(name)) continue
+      const collection = this.collections[name] as PartitionedCollection<never>
+      for (const record of collection.all() as { orgId: string }[]) {
+        if (record.orgId === orgId) collection.delete(record as never)
+      }
     }
   }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { percentCompleteSchema } from '../data-file.ts'
 import { profileFieldsSchema } from '../profile-fields.ts'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../schemas.ts'
 import { nullableFields } from '../shape-views.ts'
@@ -46,7 +47,7 @@ export const learningProgressRecordSchema = z.strictObject({
   startDate: dateSchema,
   dueDate: dateSchema.nullable(),
   completedAt: dateTimeSchema.nullable(),
-  percentComplete: z.int().min(0).max(100),
+  percentComplete: percentCompleteSchema,
 })
 
 export const certificateRecordSchema = z.strictObject({
@@ -75,6 +76,15 @@ export const webViewSessionRecordSchema = z.strictObject({
   createdAt: dateTimeSchema,
 })
 
+/**
+ * What an organisation created at run time started with, its records as JSON (keys as hashes
+ * only): what a reset of that organisation returns it to.
+ */
+export const organisationStartRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  records: z.string(),
+})
+
 export type OrganisationRecord = z.infer<typeof organisationRecordSchema>
 export type ApiKeyRecord = z.infer<typeof apiKeyRecordSchema>
 export type UserRecord = z.infer<typeof userRecordSchema>
@@ -84,3 +94,4 @@ export type LearningProgressRecord = z.infer<typeof learningProgressRecordSchema
 export type CertificateRecord = z.infer<typeof certificateRecordSchema>
 export type SignInTokenRecord = z.infer<typeof signInTokenRecordSchema>
 export type WebViewSessionRecord = z.infer<typeof webViewSessionRecordSchema>
+export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>

@@ -1,8 +1,27 @@
 export { type Fault, type FaultOptions, faultSchema, type Operation } from '../core/faults.ts'
-export type { Call, CallOf, CallRequest, JournalEntry, JsonValue } from '../core/journal.ts'
+export type {
+  Call,
+  CallOf,
+  CallRequest,
+  CallScope,
+  JournalEntry,
+  JsonValue,
+} from '../core/journal.ts'
+export type {
+  CreatedOrganisation,
+  OrganisationControls,
+  PutUserResult,
+} from '../core/mock-core.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
 export type { WebhookControls } from '../core/webhooks.ts'
+export {
+  type DataFile,
+  type DataFileUser,
+  dataFileSchema,
+  type OrganisationInput,
+  type PutUser,
+} from '../data-file.ts'
 export { ApiError, type ApiErrorCode } from '../errors.ts'
 export type { Collections, MockState, StateChange } from '../model/database.ts'
 export type { Credentials } from '../model/dataset.ts'

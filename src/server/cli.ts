@@ -5,6 +5,7 @@ import { Command, Option } from 'commander'
 import { controlRoutes } from '../control/control.ts'
 import { controlPaths } from '../control-paths.ts'
 import { identifyCurlLine } from '../curl-line.ts'
+import { jsonPath } from '../data-file.ts'
 import type { Credentials } from '../model/dataset.ts'
 import type { WebhookEndpoint } from '../webhooks/schemas.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
@@ -47,35 +48,80 @@ serveCommand.action(async (flags: CombinedFlags & { json: boolean }, command: Co
   const secretGiven = command.getOptionValueSource('webhookSecret') === 'cli'
   if (secretGiven && !flags.webhookUrl?.length)
     command.error('--webhook-secret needs at least one --webhook-url <url>')
-  const parsed = serverOptionsSchema.safeParse(optionsOf(command.opts()))
-  if (!parsed.success) fail(describeForCli(parsed.error.issues))
+  const options = optionsOf(command.opts())
+  if (flags.data !== undefined) options.data = await readDataFile(flags.data)
+  const parsed = serverOptionsSchema.safeParse(options)
+  if (!parsed.success) fail(describeForCli(parsed.error.issues, flags.data))
   await serve(parsed.data, flags.json)
 })
 
-program
-  .command('openapi')
-  .description('Print the OpenAPI 3.1 document of the API, or write it to a file.')
-  .option('--out <file>', 'write the document to this file instead of standard output')
-  .action(async ({ out }: { out?: string }) => {
-    const { createOpenApiDocument } = await import('../core/openapi.ts')
-    const text = `${JSON.stringify(createOpenApiDocument(), null, 2)}\n`
-    if (!out) return void process.stdout.write(text)
-    const { writeFile } = await import('node:fs/promises')
-    await writeFile(out, text).catch((error: unknown) =>
-      fail(`cannot write ${out}: ${fileErrorInWords(out, error)}`),
-    )
-  })
+/** Commands that print a JSON document the mock generates, or write it to `--out`. */
+const documentCommands = [
+  {
+    name: 'openapi',
+    description: 'Print the OpenAPI 3.1 document of the API, or write it to a file.',
+    build: async () => (await import('../core/openapi.ts')).createOpenApiDocument(),
+  },
+  {
+    name: 'data-schema',
+    description: 'Print the JSON Schema of the --data file, or write it to a file.',
+    build: async () => (await import('../data-file.ts')).dataFileJsonSchema(),
+  },
+]
+for (const { name, description, build } of documentCommands) {
+  program
+    .command(name)
+    .description(description)
+    .option('--out <file>', 'write the document to this file instead of standard output')
+    .action(async ({ out }: { out?: string }) => {
+      const text = `${JSON.stringify(await build(), null, 2)}\n`
+      if (!out) return void process.stdout.write(text)
+      const { writeFile } = await import('node:fs/promises')
+      await writeFile(out, text).catch((error: unknown) =>
+        fail(`cannot write ${out}: ${fileErrorInWords(out, error)}`),
+      )
+    })
+}
 
 addVerifyCommand(program)
 
-/** Schema issues in one line, each named by its flag where one flag gave the value. */
-function describeForCli(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
-  const told = issues.map((issue) => {
-    const path = issue.path.map(String).join('.')
-    const flag = flagOf(path)
-    return flag ? `${flag} ${issue.message}` : `Invalid options: ${path}: ${issue.message}`
-  })
-  return told.join('; ')
+/** The JSON of the data file at `path`; exits with one line that names it otherwise. */
+async function readDataFile(path: string): Promise<unknown> {
+  const { readFile } = await import('node:fs/promises')
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
+    fail(`${path}: cannot be read: ${missing ? 'no such file' : fileErrorInWords(path, error)}`)
+  }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    fail(`${path}: not JSON (${(error as Error).message})`)
+  }
+}
+
+/**
+ * Schema issues in one line, each named by its flag where one flag gave the value; those of the
+ * data file one line each, naming `dataFile` and the path in it (`users[1].registrationStatus`).
+ */
+function describeForCli(
+  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
+  dataFile: string | undefined,
+): string {
+  const inData = issues.filter((issue) => issue.path[0] === 'data')
+  const told = issues
+    .filter((issue) => issue.path[0] !== 'data')
+    .map((issue) => {
+      const path = issue.path.map(String).join('.')
+      const flag = flagOf(path)
+      return flag ? `${flag} ${issue.message}` : `Invalid options: ${path}: ${issue.message}`
+    })
+  const lines = inData.map(
+    (issue) => `${dataFile}: ${jsonPath(issue.path.slice(1)) || '(the file)'}: ${issue.message}`,
+  )
+  return [...(told.length > 0 ? [told.join('; ')] : []), ...lines].join('\n')
 }
 
 async function serve(options: ResolvedServerOptions, json: boolean) {
@@ -208,7 +254,8 @@ function oneLine(text: string): string {
 }
 
 function fail(message: string): never {
-  process.stderr.write(`identify-api-mock: ${message}\n`)
+  const lines = message.split('\n').map((line) => `identify-api-mock: ${line}\n`)
+  process.stderr.write(lines.join(''))
   process.exit(1)
 }
 

@@ -70,6 +70,11 @@ const optionFlags: OptionFlag[] = [
     description: "sign-in tokens kept per user (a new one drops the user's oldest)",
   },
   {
+    flags: '--max-orgs <n>',
+    option: 'maxOrganisations',
+    description: 'organisations at most, seeded, --data and created ones together',
+  },
+  {
     flags: '--session-ttl <seconds>',
     option: 'sessionTtlSeconds',
     description: 'web-view session lifetime in seconds',
@@ -134,6 +139,7 @@ export interface CombinedFlags {
   apiKey?: string[]
   webhookUrl?: string[]
   webhookSecret?: string
+  data?: string
 }
 
 /** `schema` without its default, prefault or optional wrappers. */
@@ -215,6 +221,10 @@ function combinedFlags(): Option[] {
   return [
     new Option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key'),
     repeatable(new Option('--api-key <key>', 'an API key for --org (repeatable)')),
+    new Option(
+      '--data <file>',
+      'a JSON data file of organisations and users in exact states (see data-schema)',
+    ),
     repeatable(
       new Option(
         '--webhook-url <url>',

@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { describeIssues } from '../errors.ts'
-import { visibleAscii } from '../options.ts'
+import { visibleAscii } from '../secrets.ts'
 
 /**
  * What `verify` does when not told otherwise.

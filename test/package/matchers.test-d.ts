@@ -24,7 +24,11 @@ describe('identify-api-mock/vitest', () => {
     expect(api).toHaveDeleted({}, { times: '1' })
   })
 
-  it('takes times and status as numbers', () => {
-    expectTypeOf<CallExpectation>().toEqualTypeOf<{ times?: number; status?: number }>()
+  it('takes times and status as numbers, and an organisation', () => {
+    expectTypeOf<CallExpectation>().toEqualTypeOf<{
+      times?: number
+      status?: number
+      orgId?: string
+    }>()
   })
 })

@@ -4,6 +4,7 @@ import type { z } from 'zod'
 import type { WireRequest } from '../../src/root/advanced.ts'
 import {
   type Call,
+  type CallScope,
   createMockApi,
   type DeleteUserResponse,
   type ErrorResponse,
@@ -37,9 +38,9 @@ describe('createMockApi', () => {
     const api = createMockApi()
     expectTypeOf(api.handlers).toEqualTypeOf<HttpHandler[]>()
     expectTypeOf(api.ready).toEqualTypeOf<Promise<void>>()
-    expectTypeOf(api.reset).toEqualTypeOf<() => Promise<void>>()
+    expectTypeOf(api.reset).toEqualTypeOf<(scope?: { orgId?: string }) => Promise<void>>()
     expectTypeOf(api.state).toEqualTypeOf<() => Promise<MockState>>()
-    expectTypeOf(api.requests).toEqualTypeOf<() => JournalEntry[]>()
+    expectTypeOf(api.requests).toEqualTypeOf<(scope?: CallScope) => JournalEntry[]>()
     expectTypeOf(api.redeemToken).toEqualTypeOf<
       (orgId: string, token: string) => Promise<RedeemResult>
     >()
@@ -48,6 +49,8 @@ describe('createMockApi', () => {
       status: number
       count?: number | undefined
       delayMs?: number | undefined
+      orgId?: string | undefined
+      id?: string | undefined
     }>()
     expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
   })

@@ -1,0 +1,323 @@
+import { z } from 'zod'
+import {
+  dateSchema,
+  dateTimeSchema,
+  identifyUserRequestSchema,
+  registrationStatusSchema,
+  userProfileInputSchema,
+} from './schemas.ts'
+import { headerSecretSchema } from './secrets.ts'
+
+// The data file of `serve --data` and `createMockApi({ data })`: organisations and users in exact
+// states. Its fields are those of identify's input and of the stored records, read from their
+// schemas, so that a value the file may hold is one the API could have produced.
+
+const { id: idSchema, orgId: orgIdSchema } = identifyUserRequestSchema.shape
+const profileShape = userProfileInputSchema.shape
+/** A group or learning-path id: what identify's `userGroups` hold. */
+const itemIdSchema = profileShape.userGroups.unwrap().element
+/** A display name or title: as long as identify's text fields at most. */
+const textSchema = profileShape.firstName.unwrap()
+
+/** How far a user has gone along a learning path, in percent. */
+export const percentCompleteSchema = z.int().min(0).max(100)
+
+/** The most of each list a data file (or a created organisation) may hold. */
+export const dataFileLimits = {
+  apiKeys: 100,
+  userGroups: 10_000,
+  learningPaths: 1_000,
+  certificates: 100,
+  users: 200_000,
+  organisations: 1_000,
+} as const
+
+/**
+ * An organisation's own records, as a data file and `POST /__mock/organisations` declare them:
+ * its user groups and learning paths.
+ */
+const organisationContentsShape = {
+  name: textSchema.optional(),
+  userGroups: z
+    .array(z.strictObject({ groupId: itemIdSchema, name: textSchema.optional() }))
+    .max(dataFileLimits.userGroups)
+    .optional(),
+  learningPaths: z
+    .array(z.strictObject({ learningPathId: itemIdSchema, name: textSchema }))
+    .max(dataFileLimits.learningPaths)
+    .optional(),
+}
+
+/**
+ * An organisation of a data file, its API keys in clear.
+ *
+ * @example dataFileOrganisationSchema.parse({ orgId: 'acme', apiKeys: ['sk_test_acme'] })
+ */
+export const dataFileOrganisationSchema = z.strictObject({
+  orgId: orgIdSchema,
+  apiKeys: z.array(headerSecretSchema).max(dataFileLimits.apiKeys),
+  ...organisationContentsShape,
+})
+
+/**
+ * A user in an exact state: omitted fields are `null` (`registeredAt` too), `userGroups` `[]`,
+ * `percentComplete` 100 once `completedAt` is set and 0 before.
+ *
+ * @example
+ * dataFileUserSchema.parse({ orgId: 'acme', id: 'ada', registrationStatus: 'archived' })
+ */
+export const dataFileUserSchema = z.strictObject({
+  orgId: orgIdSchema,
+  id: idSchema,
+  userId: idSchema.optional(),
+  registrationStatus: registrationStatusSchema,
+  registeredAt: dateTimeSchema.optional(),
+  lastActive: dateTimeSchema.optional(),
+  ...profileShape,
+  learningPath: z
+    .strictObject({
+      learningPathId: itemIdSchema,
+      startDate: dateSchema,
+      dueDate: dateSchema.optional(),
+      completedAt: dateTimeSchema.optional(),
+      percentComplete: percentCompleteSchema.optional(),
+    })
+    .optional(),
+  certificates: z
+    .array(
+      z.strictObject({
+        learningPathId: itemIdSchema,
+        title: textSchema.optional(),
+        issuedAt: dateTimeSchema,
+      }),
+    )
+    .max(dataFileLimits.certificates)
+    .optional(),
+})
+
+/** A user of an organisation named elsewhere (`POST /__mock/organisations`'s `users`). */
+export const organisationUserSchema = dataFileUserSchema.omit({ orgId: true })
+
+/** A user put at its path (`PUT /__mock/organisations/{orgId}/users/{id}`). */
+export const putUserSchema = dataFileUserSchema.omit({ orgId: true, id: true })
+
+/** The most users `POST /__mock/organisations` creates an organisation with. */
+const maxUsersOfCreated = 10_000
+
+/**
+ * What `POST /__mock/organisations` and `api.organisations.create()` take: an `orgId` (one is
+ * generated when absent), a name, its user groups and learning paths, and its users: a count of
+ * fixture users (with the seed's groups and paths), or users in exact states, as in a data file.
+ *
+ * @example organisationInputSchema.parse({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
+ */
+export const organisationInputSchema = z
+  .strictObject({
+    orgId: orgIdSchema.optional(),
+    ...organisationContentsShape,
+    users: z
+      .union([
+        z.int().min(0).max(maxUsersOfCreated),
+        z.array(organisationUserSchema).max(maxUsersOfCreated),
+      ])
+      .optional(),
+  })
+  .superRefine((org, context) => {
+    const users = Array.isArray(org.users) ? org.users : []
+    const declared = declaredBy(org)
+    const issues = [
+      ...organisationIssues(org),
+      ...userReferenceIssues(
+        users,
+        () => declared,
+        () => '',
+      ).map(under('users')),
+    ]
+    for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+  })
+
+export type OrganisationInput = z.input<typeof organisationInputSchema>
+
+export type DataFileOrganisation = z.output<typeof dataFileOrganisationSchema>
+export type DataFileUser = z.output<typeof dataFileUserSchema>
+export type OrganisationUser = z.output<typeof organisationUserSchema>
+export type PutUser = z.output<typeof putUserSchema>
+
+type Issue = { path: PropertyKey[]; message: string }
+
+/** The ids an organisation declares, of its groups or its learning paths. */
+type IdSet = { has(id: string): boolean }
+
+/** What of a user refers to its organisation's declarations or must be unique. */
+type ReferringUser = Pick<
+  DataFileUser,
+  'id' | 'userId' | 'userGroups' | 'learningPath' | 'certificates'
+>
+
+/**
+ * The problems of users that refer to what their organisation does not declare, or repeat an id:
+ * each group and learning path a user names must be one of `groups` and `paths` of its
+ * organisation, and ids are unique per organisation (`userId`s in the whole list).
+ */
+export function userReferenceIssues(
+  users: readonly ReferringUser[],
+  declared: (index: number) => { groups: IdSet; paths: IdSet } | null,
+  scopeOf: (index: number) => string,
+): Issue[] {
+  const issues: Issue[] = []
+  const ids = new Set<string>()
+  const userIds = new Set<string>()
+  users.forEach((user, i) => {
+    const at = (...path: PropertyKey[]) => [i, ...path]
+    const key = JSON.stringify([scopeOf(i), user.id])
+    if (ids.has(key))
+      issues.push({ path: at('id'), message: 'another user of the organisation has this id' })
+    ids.add(key)
+    if (user.userId !== undefined) {
+      if (userIds.has(user.userId))
+        issues.push({ path: at('userId'), message: 'another user has this userId' })
+      userIds.add(user.userId)
+    }
+    const org = declared(i)
+    if (!org) return
+    user.userGroups?.forEach((groupId, j) => {
+      if (!org.groups.has(groupId))
+        issues.push({
+          path: at('userGroups', j),
+          message: `the organisation declares no user group ${groupId}`,
+        })
+    })
+    const pathIssue = (learningPathId: string, ...path: PropertyKey[]) => {
+      if (!org.paths.has(learningPathId))
+        issues.push({
+          path: at(...path, 'learningPathId'),
+          message: `the organisation declares no learning path ${learningPathId}`,
+        })
+    }
+    if (user.learningPath) pathIssue(user.learningPath.learningPathId, 'learningPath')
+    user.certificates?.forEach((c, j) => {
+      pathIssue(c.learningPathId, 'certificates', j)
+    })
+  })
+  return issues
+}
+
+/** What an organisation declares, by the ids of its groups and learning paths. */
+export function declaredBy(org: {
+  userGroups?: readonly { groupId: string }[] | undefined
+  learningPaths?: readonly { learningPathId: string }[] | undefined
+}): { groups: Set<string>; paths: Set<string> } {
+  return {
+    groups: new Set(org.userGroups?.map((g) => g.groupId)),
+    paths: new Set(org.learningPaths?.map((p) => p.learningPathId)),
+  }
+}
+
+/** The issues of ids repeated within `items`, at `items[i].field`. */
+function repeatedIds<T>(items: readonly T[] | undefined, idOf: (item: T) => string, field: string) {
+  const seen = new Set<string>()
+  const issues: Issue[] = []
+  items?.forEach((item, i) => {
+    const id = idOf(item)
+    if (seen.has(id)) issues.push({ path: [i, field], message: `${field} ${id} is declared twice` })
+    seen.add(id)
+  })
+  return issues
+}
+
+/** The issues of an organisation's own declarations: ids of groups and paths unique. */
+export function organisationIssues(org: z.output<z.ZodObject<typeof organisationContentsShape>>) {
+  return [
+    ...repeatedIds(org.userGroups, (g) => g.groupId, 'groupId').map(under('userGroups')),
+    ...repeatedIds(org.learningPaths, (p) => p.learningPathId, 'learningPathId').map(
+      under('learningPaths'),
+    ),
+  ]
+}
+
+/** Puts an issue under `key` of its parent. */
+export const under =
+  (...key: PropertyKey[]) =>
+  (issue: Issue): Issue => ({ ...issue, path: [...key, ...issue.path] })
+
+/**
+ * The data file: organisations (with their API keys, user groups and learning paths) and users in
+ * exact states. `$schema` may name the file's JSON Schema, for editors.
+ *
+ * @example
+ * dataFileSchema.parse({ organisations: [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }], users: [] })
+ */
+export const dataFileSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    organisations: z
+      .array(dataFileOrganisationSchema)
+      .max(dataFileLimits.organisations)
+      .default([]),
+    users: z.array(dataFileUserSchema).max(dataFileLimits.users).default([]),
+  })
+  .superRefine(({ organisations, users }, context) => {
+    const byId = new Map(organisations.map((org) => [org.orgId, declaredBy(org)]))
+    const keyOwners = new Map<string, string>()
+    const issues = [
+      ...organisations.flatMap((org, i) =>
+        org.apiKeys.flatMap((key, j) => {
+          const owner = keyOwners.get(key)
+          keyOwners.set(key, owner ?? org.orgId)
+          return owner === undefined || owner === org.orgId
+            ? []
+            : [
+                {
+                  path: ['organisations', i, 'apiKeys', j],
+                  message: `this is already a key of ${owner}`,
+                },
+              ]
+        }),
+      ),
+      ...repeatedIds(organisations, (o) => o.orgId, 'orgId').map(under('organisations')),
+      ...organisations.flatMap((org, i) => organisationIssues(org).map(under('organisations', i))),
+      ...users.flatMap((user, i) =>
+        byId.has(user.orgId)
+          ? []
+          : [
+              {
+                path: ['users', i, 'orgId'],
+                message: `no organisation ${user.orgId} in organisations`,
+              },
+            ],
+      ),
+      ...userReferenceIssues(
+        users,
+        (i) => byId.get(users[i]?.orgId ?? '') ?? null,
+        (i) => users[i]?.orgId ?? '',
+      ).map(under('users')),
+    ]
+    for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+  })
+
+export type DataFile = z.input<typeof dataFileSchema>
+export type ResolvedDataFile = z.output<typeof dataFileSchema>
+
+/**
+ * The JSON Schema of the data file, for editors (`"$schema"` in the file) and other languages:
+ * generated from {@link dataFileSchema}, so it says what the mock accepts.
+ */
+export function dataFileJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(dataFileSchema, { io: 'input', unrepresentable: 'any' }),
+    title: 'identify-api-mock data file',
+    description:
+      'Organisations and users in exact states, for `identify-api-mock serve --data FILE` and `createMockApi({ data })`.',
+  }
+}
+
+/**
+ * A JSON path as the data file's errors name it: `users[1].registrationStatus`.
+ *
+ * @example jsonPath(['users', 1, 'registrationStatus']) // 'users[1].registrationStatus'
+ */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  return path
+    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+    .join('')
+}

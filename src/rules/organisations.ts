@@ -1,0 +1,162 @@
+import type { z } from 'zod'
+import {
+  jsonPath,
+  type organisationInputSchema,
+  type PutUser,
+  putUserSchema,
+  userReferenceIssues,
+} from '../data-file.ts'
+import { ApiError, apiErrors } from '../errors.ts'
+import { emptyState, type MockState } from '../model/database.ts'
+import { apiKeyRecord, organisationRecordsOf, userRecordsOf } from '../model/declared-data.ts'
+import { orgKey } from '../model/indexes.ts'
+import { randomText } from '../secrets.ts'
+import type { RuleContext } from './context.ts'
+
+/** Letters and digits, as an API key's random part is drawn from. */
+const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/** A new API key: `sk_test_` and 24 letters and digits from the cryptographic random source. */
+export const generateApiKey = () => `sk_test_${randomText(alphanumeric, 24)}`
+
+/** A new organisation id: `tenant-` and 12 lowercase letters and digits, drawn at random. */
+export const generateOrganisationId = () =>
+  `tenant-${randomText('abcdefghijklmnopqrstuvwxyz0123456789', 12)}`
+
+/** A refusal of the control endpoints: 400 `Invalid request parameters`, saying what is wrong. */
+function invalid(detail: string): TypeError {
+  return new TypeError(`${apiErrors.invalidRequest.message}: ${detail}`)
+}
+
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] }
+
+/** `issues` in one line, each path as a data file's errors name it (`users[1].registrationStatus`). */
+function describe(issues: readonly Issue[]): string {
+  return withBranches(issues)
+    .map(({ path, message }) => `${jsonPath(path) || 'body'}: ${message}`)
+    .join('; ')
+}
+
+/**
+ * `issues` with each failed union (`users`: a count or a list) replaced by the issues of the
+ * branch of the value's own type, when one branch is: what the client meant to send.
+ */
+function withBranches(issues: readonly Issue[]): Issue[] {
+  return issues.flatMap((issue) => {
+    const branch = issue.errors?.find(
+      (b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0),
+    )
+    if (issue.code !== 'invalid_union' || !branch) return [issue]
+    return withBranches(branch).map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
+  })
+}
+
+/** `input` parsed by `schema`; a `TypeError` that names each problem's path otherwise. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input)
+  if (!parsed.success) throw invalid(describe(parsed.error.issues))
+  return parsed.data
+}
+
+/**
+ * The records organisation `orgId` starts with, created at run time with `parsed` and `apiKey`:
+ * `fixtures` (the seed's records of an organisation with that many fixture users) when `parsed`
+ * gives a count, then what it declares. Throws a `TypeError` for a `userId` the mock has.
+ */
+export function startOfOrganisation(
+  ctx: RuleContext,
+  orgId: string,
+  parsed: z.output<typeof organisationInputSchema>,
+  apiKey: string,
+  fixtures: (users: number) => MockState,
+): MockState {
+  const start = typeof parsed.users === 'number' ? freshIds(fixtures(parsed.users)) : emptyState()
+  const declared = organisationRecordsOf({ ...parsed, orgId })
+  start.organisations =
+    parsed.name !== undefined || start.organisations.length === 0
+      ? declared.organisations
+      : start.organisations
+  start.userGroups.push(...declared.userGroups)
+  start.learningPaths.push(...declared.learningPaths)
+  start.apiKeys = [apiKeyRecord(apiKey, orgId)]
+  const pathNames = new Map(start.learningPaths.map((p) => [p.learningPathId, p.name]))
+  const users = Array.isArray(parsed.users) ? parsed.users : []
+  users.forEach((user, i) => {
+    const userId = user.userId ?? ctx.generateUserId()
+    if (user.userId !== undefined && ctx.db.usersByUserId.get(userId)) {
+      throw invalid(`${jsonPath(['users', i, 'userId'])}: another user has this userId`)
+    }
+    const records = userRecordsOf(orgId, user, userId, (id) => pathNames.get(id))
+    start.users.push(...records.users)
+    start.learningProgress.push(...records.learningProgress)
+    start.certificates.push(...records.certificates)
+  })
+  return start
+}
+
+/**
+ * `state` with a fresh `userId` for each user and a fresh `certificateId` for each certificate:
+ * fixture records drawn from the seed, whose ids another organisation may already have.
+ */
+function freshIds(state: MockState): MockState {
+  const userIds = new Map(state.users.map((u) => [u.userId, crypto.randomUUID()]))
+  const fresh = (userId: string) => userIds.get(userId) ?? userId
+  return {
+    ...state,
+    users: state.users.map((u) => ({ ...u, userId: fresh(u.userId) })),
+    learningProgress: state.learningProgress.map((p) => ({ ...p, userId: fresh(p.userId) })),
+    certificates: state.certificates.map((c) => ({
+      ...c,
+      userId: fresh(c.userId),
+      certificateId: `cert-${crypto.randomUUID()}`,
+    })),
+  }
+}
+
+/**
+ * Creates or replaces user `id` of organisation `orgId` in the exact state `input` declares (a
+ * data-file user without `orgId` and `id`); whether it was created. A replaced user keeps its
+ * `userId` unless `input` gives one, and loses its tokens and sessions. 404 `Not found` for an
+ * organisation the mock does not have; a `TypeError` (400) for invalid input.
+ *
+ * @example await putUser(ctx, 'acme', 'ada', { registrationStatus: 'archived' }) // true
+ */
+export async function putUser(
+  ctx: RuleContext,
+  orgId: string,
+  id: string,
+  input: PutUser,
+): Promise<boolean> {
+  const { db } = ctx
+  if (!db.organisations.get(orgId)) throw new ApiError('notFound')
+  const user = parseInput(putUserSchema, input)
+  const declared = {
+    groups: { has: (groupId: string) => db.userGroups.get(orgKey(orgId, groupId)) !== undefined },
+    paths: { has: (pathId: string) => db.learningPaths.get(orgKey(orgId, pathId)) !== undefined },
+  }
+  const issues = userReferenceIssues(
+    [{ ...user, id }],
+    () => declared,
+    () => orgId,
+  ).map((issue) => ({ ...issue, path: issue.path.slice(1) }))
+  if (issues.length > 0) throw invalid(describe(issues))
+  const existing = db.users.get(orgKey(orgId, id))
+  const userId = user.userId ?? existing?.userId ?? ctx.generateUserId()
+  const owner = db.usersByUserId.get(userId)
+  if (owner && owner !== existing) throw invalid('userId: another user has this userId')
+  if (!existing && db.collections.users.count() >= ctx.maxUsers) {
+    throw invalid(`the mock holds ${ctx.maxUsers} users, its limit (maxUsers, --max-users)`)
+  }
+  if (existing) {
+    db.removeRecordsOf(existing.userId)
+    db.collections.users.delete(existing)
+  }
+  const records = userRecordsOf(
+    orgId,
+    { ...user, id },
+    userId,
+    (pathId) => db.learningPaths.get(orgKey(orgId, pathId))?.name,
+  )
+  await db.load(records)
+  return existing === undefined
+}
