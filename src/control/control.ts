@@ -3,6 +3,7 @@ import { controlPaths } from '../control-paths.ts'
 import { journalQuerySchema, newestEntries } from '../core/journal.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { createRouteMatcher } from '../core/route-matcher.ts'
+import type { WebhookEventInput } from '../core/webhook-events.ts'
 import { identifyCurlLine } from '../curl-line.ts'
 import {
   ApiError,
@@ -22,7 +23,7 @@ import { headerSecretSchema } from '../options.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
 import { hashSecret } from '../secrets.ts'
-import type { WebhookEndpointInput, WebhookEventInput } from '../webhooks/schemas.ts'
+import type { WebhookEndpointInput } from '../webhooks/schemas.ts'
 import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from '../wire.ts'
 
 type Run = (

@@ -8,15 +8,15 @@ import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts
 import { formatTimestamp } from '../rules/timestamps.ts'
 import { sleep } from '../time.ts'
 import { answerWebView } from '../web-view/answer.ts'
-import type { RaisedWebhookEvent, WebhookEventInput } from '../webhooks/schemas.ts'
+import type { RaisedWebhookEvent } from '../webhooks/schemas.ts'
 import { pathnameOf, type WireRequest } from '../wire.ts'
-import { buildWebhookEvent } from './build-event.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallRequest, callsIn, Journal, type JournalEntry } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
+import { buildWebhookEvent, type WebhookEventInput } from './webhook-events.ts'
 import { type WebhookControls, Webhooks } from './webhooks.ts'
 
 /**

@@ -3,6 +3,7 @@ import { allowHeader } from '../wire.ts'
 import { componentSchemas, ref } from './openapi-components.ts'
 import { pathsOf } from './openapi-paths.ts'
 import { apiRoutes } from './routes.ts'
+import { webhookEventTypes } from './webhook-events.ts'
 
 const svixHeaders = [
   ['svix-id', 'The message id (`msg_…`), the same on every retry of one message.'],
@@ -20,7 +21,10 @@ const svixHeaders = [
 }))
 
 /** A webhook the platform posts to the customer's endpoint, signed as Svix signs. */
-function webhook(name: 'NotificationsSentEvent' | 'UserCourseStartedEvent', summary: string) {
+function webhook({
+  component: name,
+  summary,
+}: (typeof webhookEventTypes)[keyof typeof webhookEventTypes]) {
   return {
     post: {
       operationId: name.replace(/^./, (c) => c.toLowerCase()),
@@ -72,10 +76,9 @@ export function createOpenApiDocument() {
     ],
     security: [{ bearerAuth: [] }],
     paths: pathsOf(apiRoutes),
-    webhooks: {
-      'notifications.sent': webhook('NotificationsSentEvent', 'Notifications sent'),
-      'user.course.started': webhook('UserCourseStartedEvent', 'User started a course'),
-    },
+    webhooks: Object.fromEntries(
+      Object.entries(webhookEventTypes).map(([type, row]) => [type, webhook(row)]),
+    ),
     components: {
       schemas: componentSchemas(),
       securitySchemes: {

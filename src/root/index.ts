@@ -2,6 +2,14 @@ export { type Fault, type FaultOptions, faultSchema, type Operation } from '../c
 export type { Call, CallOf, CallRequest, JournalEntry, JsonValue } from '../core/journal.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
+export {
+  type Notification,
+  type NotificationsSentEvent,
+  notificationsSentEventSchema,
+  type UserCourseStartedEvent,
+  userCourseStartedEventSchema,
+  type WebhookEventInput,
+} from '../core/webhook-events.ts'
 export type { WebhookControls } from '../core/webhooks.ts'
 export { ApiError, type ApiErrorCode } from '../errors.ts'
 export type { Collections, MockState, StateChange } from '../model/database.ts'
@@ -27,18 +35,12 @@ export {
 } from '../schemas.ts'
 export type { Clock } from '../time.ts'
 export {
-  type Notification,
-  type NotificationsSentEvent,
-  notificationsSentEventSchema,
   type RaisedWebhookEvent,
-  type UserCourseStartedEvent,
-  userCourseStartedEventSchema,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointInput,
   type WebhookEnvelope,
-  type WebhookEventInput,
   webhookEnvelopeSchema,
 } from '../webhooks/schemas.ts'
 export { createMockApi, type MockApi } from './create-mock-api.ts'
