@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { describeIssues } from './errors.ts'
+import { describeIssues, InvalidInput } from './errors.ts'
 import type { Clock } from './time.ts'
 import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
 import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
@@ -144,7 +144,7 @@ export function parseOptions<T extends z.ZodType>(
 ): z.output<T> {
   const parsed = schema.safeParse(options)
   if (!parsed.success)
-    throw new TypeError(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
+    throw new InvalidInput(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
   return parsed.data
 }
 

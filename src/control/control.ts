@@ -8,6 +8,7 @@ import { identifyCurlLine } from '../curl-line.ts'
 import {
   ApiError,
   describeIssues,
+  InvalidInput,
   jsonResponse,
   toErrorResponse,
   type WireResponse,
@@ -180,7 +181,7 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
   const { enabled = true, token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {
-    throw new TypeError(`Invalid control token: ${checked.error.issues[0]?.message}`)
+    throw new InvalidInput(`Invalid control token: ${checked.error.issues[0]?.message}`)
   }
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {
@@ -191,13 +192,13 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
     if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
       const presented = bearerCredential(request.headers.get('authorization'))
       if (presented === undefined || hashSecret(presented) !== tokenHash) {
-        return toErrorResponse(new ApiError('unauthorized', { 'www-authenticate': 'Bearer' }))
+        return toErrorResponse(
+          new ApiError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } }),
+        )
       }
     }
     if (!isJsonOrBodiless(request)) {
-      return badRequest(
-        "A control request's body must be sent with Content-Type: application/json.",
-      )
+      return refuse("A control request's body must be sent with Content-Type: application/json.")
     }
     return handleControl(core, request)
   }
@@ -236,43 +237,38 @@ function isJsonOrBodiless(request: WireRequest): boolean {
 
 /**
  * Answers a request to `/__mock/…` with every endpoint open: what {@link createControlHandler}
- * does once the request is let in.
+ * does once the request is let in. An input the mock refuses ({@link InvalidInput}) answers 400
+ * with what is wrong; any other exception is a bug, and answers 500.
  */
 export async function handleControl(core: MockCore, request: WireRequest): Promise<WireResponse> {
   try {
     const { route, params } = matchControlRoute(request.method, pathnameOf(request.target))
     return await route.run(core, request, params)
   } catch (error) {
-    return toErrorResponse(error)
+    return error instanceof InvalidInput ? refuse(error.message) : toErrorResponse(error)
   }
 }
 
 async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const fault = readJsonObject(request)
   if (!fault) {
-    return badRequest('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
+    return refuse('The body must be a JSON object: {"operation","status","count"?,"delayMs"?}.')
   }
   const { operation, ...options } = fault
-  return answerBadInput(() => {
-    core.failNext(operation as 'identify', options as { status: number })
-    return noContent
-  })
+  core.failNext(operation as 'identify', options as { status: number })
+  return noContent
 }
 
 async function addWebhook(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const endpoint = readJsonObject(request)
-  if (!endpoint) return badRequest('The body must be a JSON object: {"url","secret"?,"events"?}.')
-  return answerBadInput(() =>
-    jsonResponse(201, core.webhooks.add(endpoint as WebhookEndpointInput)),
-  )
+  if (!endpoint) return refuse('The body must be a JSON object: {"url","secret"?,"events"?}.')
+  return jsonResponse(201, core.webhooks.add(endpoint as WebhookEndpointInput))
 }
 
 async function raiseEvent(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const event = readJsonObject(request)
-  if (!event) return badRequest('The body must be a JSON object: {"type", …}.')
-  return answerBadInput(async () =>
-    jsonResponse(202, await core.events.raise(event as WebhookEventInput)),
-  )
+  if (!event) return refuse('The body must be a JSON object: {"type", …}.')
+  return jsonResponse(202, await core.events.raise(event as WebhookEventInput))
 }
 
 /** The body as a JSON object; `undefined` when it is anything else. */
@@ -287,20 +283,9 @@ function readJsonObject(request: WireRequest): Record<string, unknown> | undefin
   return value as Record<string, unknown>
 }
 
-/** The answer of `run`; a `TypeError` (input the control refuses) is a 400 with its message. */
-async function answerBadInput(
-  run: () => WireResponse | Promise<WireResponse>,
-): Promise<WireResponse> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof TypeError) return badRequest(error.message)
-    throw error
-  }
-}
-
-function badRequest(message: string): WireResponse {
-  return jsonResponse(400, { code: 400, message })
+/** The 400 of a control request the mock refuses, saying what is wrong. */
+function refuse(message: string): WireResponse {
+  return toErrorResponse(new ApiError('invalidControlInput', { message }))
 }
 
 /** The organisations with their API keys in clear, as the banner shows them, and a curl line. */
@@ -323,6 +308,6 @@ async function withQuery<S extends z.ZodType>(
 ): Promise<WireResponse> {
   const search = new URL(request.target, 'http://control.invalid').searchParams
   const parsed = schema.safeParse(Object.fromEntries(search))
-  if (!parsed.success) return badRequest(`Invalid query: ${describeIssues(parsed.error.issues)}`)
+  if (!parsed.success) return refuse(`Invalid query: ${describeIssues(parsed.error.issues)}`)
   return answer(parsed.data)
 }

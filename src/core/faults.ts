@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors } from '../errors.ts'
+import { type ApiErrorCode, apiErrors, InvalidInput } from '../errors.ts'
 import { parseOptions } from '../options.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
@@ -76,7 +76,7 @@ export class FaultQueue {
     const { operation, status, count, delayMs } = parseOptions(faultSchema, fault, 'fault')
     const queued = [...this.#queues.values()].reduce((sum, queue) => sum + queue.length, 0)
     if (queued >= maxQueuedFaults) {
-      throw new TypeError(
+      throw new InvalidInput(
         `Invalid fault: at most ${maxQueuedFaults} faults may be queued at once: reset, or let queued ones be taken first`,
       )
     }

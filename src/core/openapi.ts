@@ -100,7 +100,9 @@ let documentText: string | undefined
 /** `GET /openapi.json`: the document, built once on first request. */
 export function answerOpenApi(method: string): WireResponse {
   if (method !== 'GET' && method !== 'HEAD') {
-    return toErrorResponse(new ApiError('methodNotAllowed', { allow: allowHeader(['GET']) }))
+    return toErrorResponse(
+      new ApiError('methodNotAllowed', { headers: { allow: allowHeader(['GET']) } }),
+    )
   }
   documentText ??= JSON.stringify(createOpenApiDocument())
   return { status: 200, headers: { 'content-type': 'application/json' }, body: documentText }

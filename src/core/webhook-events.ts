@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ApiError } from '../errors.ts'
+import { ApiError, InvalidInput } from '../errors.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
 import { orgKey } from '../model/indexes.ts'
 import { parseOptions } from '../options.ts'
@@ -200,11 +200,11 @@ export function buildWebhookEvent(ctx: RuleContext, input: unknown): RaisedWebho
     data: raised.data,
   }
   if (isNestedDeeperThan(envelope.data, maxJsonDepth)) {
-    throw new TypeError(`Invalid event: its data nests deeper than ${maxJsonDepth} levels`)
+    throw new InvalidInput(`Invalid event: its data nests deeper than ${maxJsonDepth} levels`)
   }
   const bytes = encoder.encode(JSON.stringify(envelope)).byteLength
   if (bytes > webhookLimits.eventBodyBytes) {
-    throw new TypeError(
+    throw new InvalidInput(
       `Invalid event: its body would be ${bytes} bytes, over the limit of ${webhookLimits.eventBodyBytes}`,
     )
   }

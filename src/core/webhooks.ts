@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts'
+import { ApiError, InvalidInput } from '../errors.ts'
 import { parseOptions } from '../options.ts'
 import type { Clock } from '../time.ts'
 import { webhookLimits } from '../webhooks/limits.ts'
@@ -90,7 +90,7 @@ export class Webhooks implements WebhookControls {
 
   add(endpoint: WebhookEndpointInput): WebhookEndpoint {
     if (this.#endpoints.size >= webhookLimits.endpoints) {
-      throw new TypeError(`Invalid webhook: at most ${webhookLimits.endpoints} endpoints`)
+      throw new InvalidInput(`Invalid webhook: at most ${webhookLimits.endpoints} endpoints`)
     }
     return this.#register(endpoint, false)
   }

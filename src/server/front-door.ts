@@ -2,8 +2,7 @@ import { z } from 'zod'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
-import { webViewPage } from '../web-view/answer.ts'
-import { renderErrorPage } from '../web-view/page.ts'
+import { webViewErrorPage } from '../web-view/answer.ts'
 import { type Answer, pathnameOf, type WireRequest } from '../wire.ts'
 
 /**
@@ -152,7 +151,7 @@ function isPreflight(request: WireRequest): boolean {
 /** 403 `Forbidden`: an HTML page for the web view, JSON everywhere else. */
 function forbidden(request: WireRequest): WireResponse {
   if (siteRowOf(pathnameOf(request.target)).part === 'webView') {
-    return webViewPage(403, (nonce) => renderErrorPage('Forbidden', nonce))
+    return webViewErrorPage(new ApiError('forbidden'))
   }
   return toErrorResponse(new ApiError('forbidden'))
 }

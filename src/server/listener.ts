@@ -4,7 +4,7 @@ import { type ControlOptions, createControlHandler } from '../control/control.ts
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
-import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from '../errors.ts'
+import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
 import { type Answer, maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 
@@ -95,10 +95,7 @@ export function createConnectListener(answer: Answer) {
 
 /** Answers an `Expect` header other than `100-continue`: 417, and the connection closed. */
 export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
-  const status = 417
-  writeResponse(res, jsonResponse(status, { code: status, message: 'Expectation failed' }), {
-    close: true,
-  })
+  writeResponse(res, toErrorResponse(new ApiError('expectationFailed')), { close: true })
 }
 
 /**
@@ -106,13 +103,13 @@ export function answerExpectation(_req: IncomingMessage, res: ServerResponse): v
  * over Node's size limit, or a client too slow to send its headers or its body.
  */
 export function clientErrorResponse(error: NodeJS.ErrnoException): WireResponse {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return jsonResponse(408, { code: 408, message: 'Request timeout' })
-  }
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return jsonResponse(431, { code: 431, message: 'Request header fields too large' })
-  }
-  return toErrorResponse(new ApiError('badRequest'))
+  const code =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'requestTimeout'
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headerFieldsTooLarge'
+        : 'badRequest'
+  return toErrorResponse(new ApiError(code))
 }
 
 /** A whole HTTP/1.1 response, for a socket no `ServerResponse` writes to; it closes the connection. */
