@@ -1,4 +1,10 @@
-export { type Fault, type FaultOptions, faultSchema, type Operation } from '../core/faults.ts'
+export {
+  type Fault,
+  type FaultOptions,
+  faultSchema,
+  type Operation,
+  type QueuedFaultView,
+} from '../core/faults.ts'
 export type { Call, CallOf, CallRequest, JournalEntry, JsonValue } from '../core/journal.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'

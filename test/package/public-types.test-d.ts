@@ -11,6 +11,7 @@ import {
   type IdentifyUserResponse,
   type JournalEntry,
   type JsonValue,
+  type MockApi,
   type MockApiOptions,
   type MockState,
   type Operation,
@@ -50,6 +51,12 @@ describe('createMockApi', () => {
       delayMs?: number | undefined
     }>()
     expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
+  })
+
+  it("shows only what a user calls, not the core's internals", () => {
+    expectTypeOf<MockApi>().not.toHaveProperty('transact')
+    expectTypeOf<MockApi>().not.toHaveProperty('options')
+    expectTypeOf<MockApi>().toHaveProperty('queuedFaults')
   })
 
   it('gives a standard fetch, and calls typed by operation', () => {
