@@ -1,4 +1,5 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
+import { mockApiOptionsSchema } from '../options.ts'
 import { allowHeader } from '../wire.ts'
 import { componentSchemas, ref } from './openapi-components.ts'
 import { pathsOf } from './openapi-paths.ts'
@@ -20,6 +21,22 @@ const svixHeaders = [
   schema: { type: 'string' },
 }))
 
+/** The webhook timeout and retry schedule the document states: the options' defaults. */
+const webhookDefaults = mockApiOptionsSchema
+  .pick({ webhookTimeoutMs: true, webhookRetrySchedule: true })
+  .parse({})
+
+/** Milliseconds in the largest unit that divides them: `5 s`, `30 min`, `10 h`. */
+function duration(ms: number): string {
+  const units = [
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+  ] as const
+  const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size} ${unit}`
+}
+
 /** A webhook the platform posts to the customer's endpoint, signed as Svix signs. */
 function webhook({
   component: name,
@@ -29,8 +46,7 @@ function webhook({
     post: {
       operationId: name.replace(/^./, (c) => c.toLowerCase()),
       summary,
-      description:
-        'Posted to every endpoint subscribed to the type, signed with the endpoint secret. Any other answer than a 2xx, a timeout (15 s) or a network error is retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the attempt before) with the same svix-id.',
+      description: `Posted to every endpoint subscribed to the type, signed with the endpoint secret. Any other answer than a 2xx, a timeout (${duration(webhookDefaults.webhookTimeoutMs)}) or a network error is retried on the schedule (${webhookDefaults.webhookRetrySchedule.map(duration).join(', ')} after the attempt before) with the same svix-id.`,
       security: [],
       parameters: svixHeaders,
       requestBody: {

@@ -44,7 +44,6 @@ export function isLoopbackAddress(address: string): boolean {
  * // { allowedHosts: ['mock.lan'], cors: ['http://localhost:5173'] }
  */
 export const frontDoorOptionsSchema = z.object({
-  /** Host names answered besides the loopback ones (any port), e.g. `mock.internal`. */
   allowedHosts: z
     .array(
       z
@@ -54,15 +53,18 @@ export const frontDoorOptionsSchema = z.object({
         })
         .transform((host) => hostnameOf(host) as string),
     )
-    .default([]),
-  /** Origins of browser apps allowed to call the API, e.g. `http://localhost:5173`. */
+    .default([])
+    .describe(
+      'host names answered besides the loopback ones (any port), e.g. mock.internal; others get 403',
+    ),
   cors: z
     .array(
       z.string().refine((origin) => URL.parse(origin)?.origin === origin, {
         message: 'expected an origin, e.g. http://localhost:5173',
       }),
     )
-    .default([]),
+    .default([])
+    .describe('origins of browser apps allowed to call the API, e.g. http://localhost:5173'),
 })
 
 export type FrontDoorOptions = z.input<typeof frontDoorOptionsSchema>

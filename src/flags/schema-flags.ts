@@ -1,0 +1,193 @@
+import { InvalidArgumentError, Option } from 'commander'
+import { z } from 'zod'
+
+/**
+ * A flag that sets one option of a schema: only what the schema cannot say, the flag and the
+ * name of its value (`--port <port>`). Its description, default, whether it is required, and
+ * its rule and messages are the schema's.
+ */
+export interface FlagRow<Path extends string = string> {
+  /** The option it sets: its key, or `parent.key` when nested. */
+  option: Path
+  /** The flag and its value's name, e.g. `--port <port>`; a name with a comma takes a list. */
+  flag: string
+}
+
+/** What the documentation's table says of a flag. */
+export interface FlagDoc {
+  flag: string
+  env: string
+  option: string
+  default: string
+  description: string
+}
+
+/** `schema` without its default, prefault or optional wrappers. */
+function unwrapped(schema: z.core.$ZodType): z.core.$ZodType {
+  if (
+    schema instanceof z.ZodDefault ||
+    schema instanceof z.ZodPrefault ||
+    schema instanceof z.ZodOptional
+  ) {
+    return unwrapped(schema.unwrap())
+  }
+  return schema
+}
+
+/** The description of a schema, from the outermost wrapper that has one. */
+export function descriptionOf(schema: z.core.$ZodType): string {
+  const own = z.globalRegistry.get(schema)?.description
+  if (own !== undefined) return own
+  const inner = unwrapped(schema)
+  return inner === schema ? '' : descriptionOf(inner)
+}
+
+/** The schema of the option at `path` (`a.b` for a nested one). */
+function fieldAt(schema: z.ZodObject, path: string): z.core.$ZodType {
+  let field: z.core.$ZodType = schema
+  for (const key of path.split('.')) {
+    const object = unwrapped(field)
+    const next = object instanceof z.ZodObject ? object.shape[key] : undefined
+    if (!next) throw new Error(`no option ${path}`)
+    field = next
+  }
+  return field
+}
+
+/** Whether a flag's value is a list: its value name has a comma, e.g. `<ms,ms>`. */
+const takesList = (row: FlagRow) => row.flag.includes(',')
+
+/** A flag's text as the value its schema expects: a number where it wants one. */
+function fromText(schema: z.core.$ZodType, text: string, list: boolean): unknown {
+  const type = unwrapped(schema)
+  if (type instanceof z.ZodArray && list) {
+    return text.split(',').map((item) => fromText(type.element, item.trim(), false))
+  }
+  const numeric = type instanceof z.ZodNumber || type instanceof z.ZodLiteral
+  if (!numeric) return text
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN
+}
+
+/** Whether a value of `schema` comes from text as it is, and is checked with the whole. */
+function isText(schema: z.core.$ZodType): boolean {
+  const type = unwrapped(schema)
+  return type instanceof z.ZodArray
+    ? isText(type.element)
+    : !(type instanceof z.ZodNumber || type instanceof z.ZodLiteral)
+}
+
+/** `value` parsed by `schema`; its messages, in one line, otherwise. */
+function checked(schema: z.core.$ZodType, value: unknown): unknown {
+  const parsed = z.safeParse(schema, value)
+  if (parsed.success) return parsed.data
+  const messages = new Set(parsed.error.issues.map((issue) => issue.message))
+  throw new InvalidArgumentError(`${[...messages].join('; ')}.`)
+}
+
+/**
+ * The flags of a command read from the schema of its options: each row gives a flag and the
+ * option it sets; `envPrefix` names the environment variable read when the flag is not given
+ * (`IDENTIFY_API_MOCK_` and `--state-file` make `IDENTIFY_API_MOCK_STATE_FILE`).
+ *
+ * @example
+ * const flags = new SchemaFlags(serverOptionsSchema, [{ option: 'port', flag: '--port <port>' }], 'IDENTIFY_API_MOCK_')
+ * flags.options() // [Option --port <port>, default 4010, env IDENTIFY_API_MOCK_PORT]
+ */
+export class SchemaFlags<Path extends string> {
+  readonly #schema: z.ZodObject
+  readonly #rows: readonly FlagRow<Path>[]
+  readonly #envPrefix: string
+
+  constructor(schema: z.ZodObject, rows: readonly FlagRow<Path>[], envPrefix: string) {
+    this.#schema = schema
+    this.#rows = rows
+    this.#envPrefix = envPrefix
+    for (const row of rows) fieldAt(schema, row.option)
+  }
+
+  /** The environment variable of a flag, e.g. `IDENTIFY_API_MOCK_STATE_FILE` for `--state-file`. */
+  envOf(flag: string): string {
+    const name = new Option(flag).name()
+    return this.#envPrefix + name.replace(/-/g, '_').toUpperCase()
+  }
+
+  /**
+   * The commander options: description, default, required, environment variable, and a parser
+   * that checks a number (or a list) through the schema. Text is checked with the whole options,
+   * so that a message names the option or the item (`cors.1`). An empty value is refused for
+   * every flag (the CLI's own rule: a shell passes `''` by mistake).
+   */
+  options(): Option[] {
+    return this.#rows.map((row) => {
+      const field = fieldAt(this.#schema, row.option)
+      const option = new Option(row.flag, this.#helpOf(row, field)).env(this.envOf(row.flag))
+      const fallback = z.safeParse(field, undefined)
+      if (!fallback.success) option.makeOptionMandatory()
+      else if (fallback.data !== undefined && !option.negate) option.default(fallback.data)
+      if (!option.required && !option.optional) return option
+      const nonEmpty = (text: string) => {
+        if (text === '') throw new Error(`${option.long} must not be empty`)
+        return text
+      }
+      const list = takesList(row)
+      if (isText(field)) {
+        if (!(unwrapped(field) instanceof z.ZodArray)) return option.argParser(nonEmpty)
+        return option.argParser((text, previous: unknown[] = []) => [
+          ...previous,
+          ...(list ? (fromText(field, nonEmpty(text), true) as unknown[]) : [nonEmpty(text)]),
+        ])
+      }
+      return option.argParser((text) => checked(field, fromText(field, nonEmpty(text), list)))
+    })
+  }
+
+  /** The description, with how a list is given. */
+  #helpOf(row: FlagRow, field: z.core.$ZodType): string {
+    const description = descriptionOf(field)
+    if (!(unwrapped(field) instanceof z.ZodArray)) return description
+    return `${description} (${takesList(row) ? 'comma-separated' : 'repeatable'})`
+  }
+
+  /** The flag that sets the option at `path`, if one does. */
+  flagOf(path: string): string | undefined {
+    const row = this.#rows.find((row) => row.option === path)
+    return row && new Option(row.flag).long
+  }
+
+  /**
+   * The options the flags give, nested as the schema has them; `flags` is what commander parsed.
+   *
+   * @example flags.optionsOf({ port: 0, closeMessage: 'bye' }) // { port: 0, webViewMessages: { close: 'bye' } }
+   */
+  optionsOf(flags: Record<string, unknown>): Record<string, unknown> {
+    const options: Record<string, unknown> = {}
+    for (const row of this.#rows) {
+      const value = flags[new Option(row.flag).attributeName()]
+      if (value === undefined) continue
+      const keys = row.option.split('.')
+      const last = keys.pop() as string
+      let target = options
+      for (const key of keys) {
+        target[key] ??= {}
+        target = target[key] as Record<string, unknown>
+      }
+      target[last] = value
+    }
+    return options
+  }
+
+  /** A row per flag for the documentation's table, in the order of the rows. */
+  docs(): FlagDoc[] {
+    return this.options().map((option, index) => {
+      const row = this.#rows[index] as FlagRow<Path>
+      const fallback = option.negate ? true : option.defaultValue
+      return {
+        flag: row.flag,
+        env: this.envOf(row.flag),
+        option: row.option,
+        default: fallback === undefined ? '' : JSON.stringify(fallback),
+        description: option.description ?? '',
+      }
+    })
+  }
+}
