@@ -25,7 +25,7 @@ import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
 import { hashSecret } from '../secrets.ts'
 import type { WebhookEndpointInput } from '../webhooks/schemas.ts'
-import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from '../wire.ts'
+import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 
 type Run = (
   core: MockCore,
@@ -177,7 +177,7 @@ export interface ControlOptions {
  * const control = createControlHandler(core, { token: 'let-me-in' })
  * await control({ method: 'POST', target: '/__mock/reset', headers, body: null })
  */
-export function createControlHandler(core: MockCore, options: ControlOptions = {}): Answer {
+export function createControlHandler(core: MockCore, options: ControlOptions = {}): Responder {
   const { enabled = true, token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {

@@ -3,7 +3,7 @@ import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
 import { webViewErrorPage } from '../web-view/answer.ts'
-import { type Answer, pathnameOf, type WireRequest } from '../wire.ts'
+import { pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 
 /**
  * A host name as a `Host` header or an absolute target names it (a name, an IPv4 address, or an
@@ -90,7 +90,7 @@ const preflightHeaders = {
  * @example
  * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [], loopbackOnly: true })
  */
-export function guardAnswer(answer: Answer, policy: FrontDoorPolicy): Answer {
+export function guardAnswer(answer: Responder, policy: FrontDoorPolicy): Responder {
   const admits = (hostname: string | undefined) => {
     if (hostname !== undefined && isLoopbackAddress(hostname)) return true
     if (policy.allowedHosts.length > 0) {
