@@ -98,7 +98,8 @@ export const mockApiOptionsSchema = z.strictObject({
   organisations: z
     .array(organisationSchema)
     .default([])
-    .describe('organisations and API keys added to the seeded data'),
+    .describe('organisations and API keys added to the seeded data')
+    .meta({ noFlag: 'serve builds it from --org and --api-key' }),
   baseUrl: z
     .url()
     .optional()
@@ -156,7 +157,8 @@ export const mockApiOptionsSchema = z.strictObject({
     .default([])
     .describe(
       'webhook endpoints ({ url, secret?, events? }) registered at start, which survive a reset; a secret is generated for each one without',
-    ),
+    )
+    .meta({ noFlag: 'serve builds it from --webhook-url and --webhook-secret' }),
   webhookRetrySchedule: z
     .array(
       z

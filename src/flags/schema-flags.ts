@@ -1,12 +1,8 @@
 import { InvalidArgumentError, Option } from 'commander'
 import { z } from 'zod'
 
-/**
- * A flag that sets one option of a schema: only what the schema cannot say, the flag and the
- * name of its value (`--port <port>`). Its description, default, whether it is required, and
- * its rule and messages are the schema's.
- */
-export interface FlagRow<Path extends string = string> {
+/** A flag that sets one option of a schema. */
+interface FlagRow<Path extends string = string> {
   /** The option it sets: its key, or `parent.key` when nested. */
   option: Path
   /** The flag and its value's name, e.g. `--port <port>`; a name with a comma takes a list. */
@@ -40,6 +36,48 @@ export function descriptionOf(schema: z.core.$ZodType): string {
   if (own !== undefined) return own
   const inner = unwrapped(schema)
   return inner === schema ? '' : descriptionOf(inner)
+}
+
+/** One option of a schema: its path (`parent.key` when nested) and its schema. */
+export interface OptionField {
+  path: string
+  schema: z.core.$ZodType
+}
+
+/** The options of `schema` in its order, a nested object's own options in its place. */
+export function optionFieldsOf(schema: z.ZodObject, prefix = ''): OptionField[] {
+  return Object.entries(schema.shape).flatMap(([key, field]) => {
+    const inner = unwrapped(field)
+    if (inner instanceof z.ZodObject) return optionFieldsOf(inner, `${prefix}${key}.`)
+    return [{ path: `${prefix}${key}`, schema: field }]
+  })
+}
+
+/** Why an option has no flag, as its schema's metadata says (`.meta({ noFlag })`). */
+export function noFlagReasonOf(schema: z.core.$ZodType): string | undefined {
+  const reason = z.globalRegistry.get(schema)?.noFlag
+  return typeof reason === 'string' ? reason : undefined
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+/**
+ * The flag an option gets when no other is named for it: its name in kebab case, a unit suffix
+ * as the value's name (`webhookTimeoutMs` is `--webhook-timeout <ms>`), `<n>` for a number, a
+ * list of them `<n,n>`, `--no-…` for a boolean that defaults to true.
+ */
+function derivedFlag(path: string, schema: z.core.$ZodType): string {
+  const key = path.split('.').at(-1) ?? path
+  const unit = /(Ms|Seconds)$/.exec(key)?.[1]
+  const name = kebab(unit ? key.slice(0, -unit.length) : key)
+  const type = unwrapped(schema)
+  if (type instanceof z.ZodBoolean) {
+    return z.safeParse(schema, undefined).data === true ? `--no-${name}` : `--${name}`
+  }
+  const item = type instanceof z.ZodArray ? unwrapped(type.element) : type
+  const value = unit ? unit.toLowerCase() : item instanceof z.ZodNumber ? 'n' : 'value'
+  const list = type instanceof z.ZodArray && item instanceof z.ZodNumber
+  return `--${name} <${list ? `${value},${value}` : value}>`
 }
 
 /** The schema of the option at `path` (`a.b` for a nested one). */
@@ -85,24 +123,31 @@ function checked(schema: z.core.$ZodType, value: unknown): unknown {
 }
 
 /**
- * The flags of a command read from the schema of its options: each row gives a flag and the
- * option it sets; `envPrefix` names the environment variable read when the flag is not given
- * (`IDENTIFY_API_MOCK_` and `--state-file` make `IDENTIFY_API_MOCK_STATE_FILE`).
+ * The flags of a command read from the schema of its options: one per option, in the schema's
+ * order, but for those whose metadata says why they have none (`.meta({ noFlag })`). Each
+ * takes its description, default, whether it is required, its rule and its messages from the
+ * schema; its name is derived from the option's (see {@link derivedFlag}) unless `names` gives
+ * another (the flag and its value's name: what the schema cannot say). `envPrefix` names the
+ * environment variable read when the flag is not given (`IDENTIFY_API_MOCK_` and
+ * `--state-file` make `IDENTIFY_API_MOCK_STATE_FILE`).
  *
  * @example
- * const flags = new SchemaFlags(serverOptionsSchema, [{ option: 'port', flag: '--port <port>' }], 'IDENTIFY_API_MOCK_')
- * flags.options() // [Option --port <port>, default 4010, env IDENTIFY_API_MOCK_PORT]
+ * const flags = new SchemaFlags(serverOptionsSchema, { port: '--port <port>' }, 'IDENTIFY_API_MOCK_')
+ * flags.options() // [Option --port <port>, default 4010, env IDENTIFY_API_MOCK_PORT, …]
  */
 export class SchemaFlags<Path extends string> {
   readonly #schema: z.ZodObject
-  readonly #rows: readonly FlagRow<Path>[]
+  readonly #rows: readonly FlagRow[]
   readonly #envPrefix: string
 
-  constructor(schema: z.ZodObject, rows: readonly FlagRow<Path>[], envPrefix: string) {
+  constructor(schema: z.ZodObject, names: Partial<Record<Path, string>>, envPrefix: string) {
     this.#schema = schema
-    this.#rows = rows
+    const named: Partial<Record<string, string>> = names
+    for (const path of Object.keys(named)) fieldAt(schema, path)
+    this.#rows = optionFieldsOf(schema)
+      .filter(({ schema }) => noFlagReasonOf(schema) === undefined)
+      .map(({ path, schema }) => ({ option: path, flag: named[path] ?? derivedFlag(path, schema) }))
     this.#envPrefix = envPrefix
-    for (const row of rows) fieldAt(schema, row.option)
   }
 
   /** The environment variable of a flag, e.g. `IDENTIFY_API_MOCK_STATE_FILE` for `--state-file`. */
@@ -179,7 +224,7 @@ export class SchemaFlags<Path extends string> {
   /** A row per flag for the documentation's table, in the order of the rows. */
   docs(): FlagDoc[] {
     return this.options().map((option, index) => {
-      const row = this.#rows[index] as FlagRow<Path>
+      const row = this.#rows[index] as FlagRow
       const fallback = option.negate ? true : option.defaultValue
       return {
         flag: row.flag,

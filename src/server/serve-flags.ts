@@ -1,5 +1,5 @@
 import { Option } from 'commander'
-import { type FlagDoc, type FlagRow, SchemaFlags } from '../flags/schema-flags.ts'
+import { type FlagDoc, SchemaFlags } from '../flags/schema-flags.ts'
 import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 
 /** The path of an option in {@link serverOptionsSchema}: its key, or `parent.key` when nested. */
@@ -8,41 +8,29 @@ type OptionPath =
   | `webViewMessages.${keyof NonNullable<ServerOptions['webViewMessages']>}`
 
 /**
- * The flags of `serve` that set one option each: the flag and its value's name. What each does,
- * its default, range and messages are the schema's (see {@link SchemaFlags}).
+ * The flags of `serve` whose name is not the one derived from their option's (see
+ * {@link SchemaFlags}): the flag and its value's name. An option not named here gets its flag
+ * from its own name; what each does, its default, range and messages are the schema's.
  */
-const optionFlags: readonly FlagRow<OptionPath>[] = [
-  { option: 'port', flag: '--port <port>' },
-  { option: 'host', flag: '--host <host>' },
-  { option: 'allowedHosts', flag: '--allowed-host <host>' },
-  { option: 'cors', flag: '--cors <origin>' },
-  { option: 'seed', flag: '--seed <seed>' },
-  { option: 'seededOrganisations', flag: '--orgs <n>' },
-  { option: 'usersPerOrganisation', flag: '--users <n>' },
-  { option: 'tokenTtlSeconds', flag: '--token-ttl <seconds>' },
-  { option: 'maxUsers', flag: '--max-users <n>' },
-  { option: 'maxUserGroupsPerOrganisation', flag: '--max-groups-per-org <n>' },
-  { option: 'maxTokensPerUser', flag: '--max-tokens-per-user <n>' },
-  { option: 'sessionTtlSeconds', flag: '--session-ttl <seconds>' },
-  { option: 'strictUserGroups', flag: '--strict-user-groups' },
-  { option: 'authFailureStatus', flag: '--auth-failure-status <status>' },
-  { option: 'delayMs', flag: '--delay <ms>' },
-  { option: 'webViewMessages.close', flag: '--close-message <type>' },
-  { option: 'webViewMessages.sessionRefresh', flag: '--refresh-message <type>' },
-  { option: 'journalSize', flag: '--journal-size <n>' },
-  { option: 'stateFile', flag: '--state-file <path>' },
-  { option: 'webhookRetrySchedule', flag: '--webhook-retry-schedule <ms,ms>' },
-  { option: 'webhookTimeoutMs', flag: '--webhook-timeout <ms>' },
-  { option: 'control', flag: '--no-control' },
-  { option: 'controlToken', flag: '--control-token <token>' },
-  { option: 'headersTimeoutMs', flag: '--headers-timeout <ms>' },
-  { option: 'requestTimeoutMs', flag: '--request-timeout <ms>' },
-  { option: 'keepAliveTimeoutMs', flag: '--keep-alive-timeout <ms>' },
-  { option: 'maxRequestsPerSocket', flag: '--max-requests-per-socket <n>' },
-]
+const flagNames: Partial<Record<OptionPath, string>> = {
+  port: '--port <port>',
+  host: '--host <host>',
+  allowedHosts: '--allowed-host <host>',
+  cors: '--cors <origin>',
+  seed: '--seed <seed>',
+  seededOrganisations: '--orgs <n>',
+  usersPerOrganisation: '--users <n>',
+  maxUserGroupsPerOrganisation: '--max-groups-per-org <n>',
+  authFailureStatus: '--auth-failure-status <status>',
+  'webViewMessages.close': '--close-message <type>',
+  'webViewMessages.sessionRefresh': '--refresh-message <type>',
+  stateFile: '--state-file <path>',
+  webhookRetrySchedule: '--webhook-retry-schedule <ms,ms>',
+  controlToken: '--control-token <token>',
+}
 
 /** The flags of `serve` that set one option each, read from the server options schema. */
-export const serveFlags = new SchemaFlags(serverOptionsSchema, optionFlags, 'IDENTIFY_API_MOCK_')
+export const serveFlags = new SchemaFlags(serverOptionsSchema, flagNames, 'IDENTIFY_API_MOCK_')
 
 /** What the {@link combinedFlags} give, as commander parses them. */
 export interface CombinedFlags {

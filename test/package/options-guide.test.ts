@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { descriptionOf } from '../../src/flags/schema-flags.ts'
-import { flagOf, serveOptions } from '../../src/server/serve-flags.ts'
+import { descriptionOf, noFlagReasonOf, optionFieldsOf } from '../../src/flags/schema-flags.ts'
+import { flagOf, serveFlagDocs, serveOptions } from '../../src/server/serve-flags.ts'
 import { serverOptionsSchema } from '../../src/server/server-options.ts'
 import { verifyFlagDocs } from '../../src/server/verify/command.ts'
 import { verifyOptionsSchema } from '../../src/verify/options.ts'
-import { noFlagReasonOf, optionsGuide, optionsGuidePath } from '../support/options-doc.ts'
+import { optionsGuide, optionsGuidePath } from '../support/options-doc.ts'
 
 /** The options guide and the help of the commands are read from the options' schemas. */
 describe('the options guide', () => {
@@ -15,19 +15,22 @@ describe('the options guide', () => {
   })
 
   it('gives every option of serve a flag, or says why it has none', () => {
-    const combined = new Set(['organisations', 'webhooks', 'webViewMessages'])
-    const missing = Object.entries(serverOptionsSchema.shape)
-      .filter(([key]) => !combined.has(key) && flagOf(key) === undefined)
-      .filter(([, schema]) => noFlagReasonOf(schema) === undefined)
-    expect(missing.map(([key]) => key)).toEqual([])
+    const flagged = new Set(serveFlagDocs().map((flag) => flag.option))
+    const missing = optionFieldsOf(serverOptionsSchema).filter(
+      ({ path, schema }) => !flagged.has(path) && noFlagReasonOf(schema) === undefined,
+    )
+    expect(missing.map(({ path }) => path)).toEqual([])
+    expect(flagOf('webhookTimeoutMs')).toBe('--webhook-timeout')
+    expect(flagOf('maxRequestsPerSocket')).toBe('--max-requests-per-socket')
   })
 
   it('gives every option of verifyDeployment a flag, or says why it has none', () => {
     const flagged = new Set(verifyFlagDocs().map((flag) => flag.option))
-    const missing = Object.entries(verifyOptionsSchema.shape).filter(
-      ([key, schema]) => !flagged.has(key) && noFlagReasonOf(schema) === undefined,
+    const missing = optionFieldsOf(verifyOptionsSchema).filter(
+      ({ path, schema }) => !flagged.has(path) && noFlagReasonOf(schema) === undefined,
     )
-    expect(missing.map(([key]) => key)).toEqual([])
+    expect(missing.map(({ path }) => path)).toEqual([])
+    expect(verifyFlagDocs().map((flag) => flag.flag)).toContain('--timeout <ms>')
   })
 
   it("describes each flag of serve in its help with its option's own description", () => {

@@ -1,7 +1,13 @@
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
-import { descriptionOf, type FlagDoc } from '../../src/flags/schema-flags.ts'
+import {
+  descriptionOf,
+  type FlagDoc,
+  noFlagReasonOf,
+  type OptionField,
+  optionFieldsOf,
+} from '../../src/flags/schema-flags.ts'
 import { mockApiOptionsSchema } from '../../src/options.ts'
 import { serveFlagDocs } from '../../src/server/serve-flags.ts'
 import { serverOptionsSchema } from '../../src/server/server-options.ts'
@@ -12,27 +18,6 @@ import { verifyOptionsSchema } from '../../src/verify/options.ts'
 export const optionsGuidePath = fileURLToPath(
   new URL('../../docs/guides/options.md', import.meta.url),
 )
-
-/** One option of a schema: its path (`parent.key` when nested) and its schema. */
-interface Field {
-  path: string
-  schema: z.core.$ZodType
-}
-
-/** The options of `schema`, a nested object's own options in its place. */
-function fieldsOf(schema: z.ZodObject, prefix = ''): Field[] {
-  return Object.entries(schema.shape).flatMap(([key, field]) => {
-    const inner = field instanceof z.ZodPrefault ? field.unwrap() : field
-    if (inner instanceof z.ZodObject) return fieldsOf(inner, `${prefix}${key}.`)
-    return [{ path: `${prefix}${key}`, schema: field }]
-  })
-}
-
-/** Why an option has no flag, as its schema's metadata says. */
-export function noFlagReasonOf(schema: z.core.$ZodType): string | undefined {
-  const reason = z.globalRegistry.get(schema)?.noFlag
-  return typeof reason === 'string' ? reason : undefined
-}
 
 /** A schema's default as the table shows it; empty when it has none. */
 function defaultOf(schema: z.core.$ZodType): string {
@@ -45,7 +30,7 @@ const cell = (text: string) =>
 const code = (text: string) => (text === '' ? '' : `\`${text.replace(/\|/g, '\\|')}\``)
 
 /** The table of `fields`: a row per option, each with the flags that set it. */
-function table(fields: Field[], flags: FlagDoc[]): string {
+function table(fields: OptionField[], flags: FlagDoc[]): string {
   const rows = fields.map(({ path, schema }) => {
     const own = flags.filter((flag) => flag.option === path)
     const reason = noFlagReasonOf(schema)
@@ -54,7 +39,7 @@ function table(fields: Field[], flags: FlagDoc[]): string {
       own.map((flag) => code(flag.flag)).join('<br>'),
       own.map((flag) => code(flag.env)).join('<br>'),
       code(defaultOf(schema)),
-      cell(descriptionOf(schema) + (reason ? `. No flag: ${reason}.` : '')),
+      cell(descriptionOf(schema) + (reason && own.length === 0 ? `. No flag: ${reason}.` : '')),
     ]
   })
   return [
@@ -67,7 +52,7 @@ function table(fields: Field[], flags: FlagDoc[]): string {
 /** The whole options guide, its tables written from the schemas. */
 export function optionsGuide(): string {
   const mockOptions = new Set(Object.keys(mockApiOptionsSchema.shape))
-  const fields = fieldsOf(serverOptionsSchema)
+  const fields = optionFieldsOf(serverOptionsSchema)
   const [mock, server] = [
     fields.filter(({ path }) => mockOptions.has(path.split('.')[0] ?? '')),
     fields.filter(({ path }) => !mockOptions.has(path.split('.')[0] ?? '')),
@@ -97,7 +82,7 @@ ${table(server, serveFlagDocs())}
 \`verifyDeployment(options)\` takes these options; \`verify\` takes the flags, and its own
 \`--json\`, \`--junit <file>\` and \`--dry-run\` (see \`verify --help\`).
 
-${table(fieldsOf(verifyOptionsSchema), verifyFlagDocs())}
+${table(optionFieldsOf(verifyOptionsSchema), verifyFlagDocs())}
 `.replace(/\n{3,}/g, '\n\n')
 }
 

@@ -4,22 +4,19 @@ import { type VerifyOptions, verifyOptionsSchema } from '../../verify/options.ts
 import { verifyExitCodes } from './exit-codes.ts'
 
 /**
- * The flags of `verify` that set one option of `verifyDeployment` each: the flag and its value's
- * name. What each does, its default, whether it is required, its rule and messages are the
- * schema's.
+ * The flags of `verify`, one per option of `verifyDeployment`, read from its schema (see
+ * {@link SchemaFlags}); named here where the derived name is not the one to type.
  */
 const verifyFlags = new SchemaFlags<keyof VerifyOptions>(
   verifyOptionsSchema,
-  [
-    { option: 'baseUrl', flag: '--base-url <url>' },
-    { option: 'apiKey', flag: '--api-key <key>' },
-    { option: 'orgId', flag: '--org <orgId>' },
-    { option: 'otherOrgId', flag: '--other-org <orgId>' },
-    { option: 'groups', flag: '--groups <id,...>' },
-    { option: 'strict', flag: '--strict' },
-    { option: 'timeoutMs', flag: '--timeout <ms>' },
-    { option: 'userIdPrefix', flag: '--id-prefix <prefix>' },
-  ],
+  {
+    baseUrl: '--base-url <url>',
+    apiKey: '--api-key <key>',
+    orgId: '--org <orgId>',
+    otherOrgId: '--other-org <orgId>',
+    groups: '--groups <id,...>',
+    userIdPrefix: '--id-prefix <prefix>',
+  },
   'IDENTIFY_API_MOCK_VERIFY_',
 )
 
