@@ -1,3 +1,5 @@
+import type { z } from 'zod'
+
 /**
  * Every error the mock and its server answer, by name: the status and message of each live in
  * this one table, and {@link toErrorResponse} is the one way out to the wire.
@@ -62,6 +64,23 @@ export class ApiError extends Error {
  * @example throw new InvalidInput('Invalid webhook: at most 100 endpoints')
  */
 export class InvalidInput extends TypeError {}
+
+/**
+ * `options` parsed by `schema`, with their defaults; a `TypeError` that says what is wrong
+ * otherwise, naming `what` was refused (options, a fault, a webhook, an event).
+ *
+ * @example parseOptions(mockApiOptionsSchema, { delayMs: -1 }) // throws 'Invalid options: delayMs: …'
+ */
+export function parseOptions<T extends z.ZodType>(
+  schema: T,
+  options: z.input<T>,
+  what = 'options',
+): z.output<T> {
+  const parsed = schema.safeParse(options)
+  if (!parsed.success)
+    throw new InvalidInput(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
+  return parsed.data
+}
 
 /** The answer on the wire: what every transport (MSW, `node:http`) writes back as it is. */
 export interface WireResponse {

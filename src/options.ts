@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { describeIssues, InvalidInput } from './errors.ts'
+import { parseOptions } from './errors.ts'
 import type { Clock } from './time.ts'
 import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
 import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
@@ -179,23 +179,6 @@ export const mockApiOptionsSchema = z.strictObject({
 
 export type MockApiOptions = z.input<typeof mockApiOptionsSchema>
 export type ResolvedMockApiOptions = z.output<typeof mockApiOptionsSchema>
-
-/**
- * `options` parsed by `schema`, with their defaults; a `TypeError` that says what is wrong
- * otherwise, naming `what` was refused (options, a fault, a webhook, an event).
- *
- * @example parseOptions(mockApiOptionsSchema, { delayMs: -1 }) // throws 'Invalid options: delayMs: …'
- */
-export function parseOptions<T extends z.ZodType>(
-  schema: T,
-  options: z.input<T>,
-  what = 'options',
-): z.output<T> {
-  const parsed = schema.safeParse(options)
-  if (!parsed.success)
-    throw new InvalidInput(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
-  return parsed.data
-}
 
 /** The mock's options with their defaults; a `TypeError` that says what is wrong otherwise. */
 export function resolveOptions(options: MockApiOptions = {}): ResolvedMockApiOptions {

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { type ApiErrorCode, apiErrors, InvalidInput } from '../errors.ts'
-import { parseOptions } from '../options.ts'
+import { type ApiErrorCode, apiErrors, InvalidInput, parseOptions } from '../errors.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'

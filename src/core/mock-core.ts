@@ -1,6 +1,7 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
 import { type Collections, Database, type MockState, type StateChange } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
+import { orgKey } from '../model/indexes.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from '../options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
@@ -12,8 +13,9 @@ import type { RaisedWebhookEvent } from '../webhooks/schemas.ts'
 import { pathnameOf, type WireRequest } from '../wire.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
-import { type CallOf, type CallRequest, callsIn, Journal, type JournalEntry } from './journal.ts'
+import { type CallOf, type CallRequest, callsIn, type JournalEntry } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
+import { RingBuffer } from './ring-buffer.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
 import { buildWebhookEvent, type WebhookEventInput } from './webhook-events.ts'
@@ -73,7 +75,7 @@ export class MockCore {
   readonly #webhooks: Webhooks
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
-  readonly #journal: Journal
+  readonly #journal: RingBuffer<JournalEntry>
   readonly #store: StateStore | undefined
   #credentials: Credentials[]
   #ctx: RuleContext
@@ -87,7 +89,7 @@ export class MockCore {
     this.options = resolveOptions(options)
     const o = this.options
     this.#dataset = seed(o)
-    this.#journal = new Journal(o.journalSize)
+    this.#journal = new RingBuffer<JournalEntry>(o.journalSize)
     this.#ctx = createRuleContext(o, new Database())
     this.#webhooks = new Webhooks({
       endpoints: o.webhooks,
@@ -99,7 +101,15 @@ export class MockCore {
     this.events = {
       raise: (input) =>
         this.#exclusive(async () => {
-          const event = buildWebhookEvent(this.#ctx, input)
+          const { db, now } = this.#ctx
+          const event = buildWebhookEvent(
+            {
+              now,
+              user: (orgId, id) => db.users.get(orgKey(orgId, id)),
+              learningPathOf: (userId) => db.learningProgress.get(userId)?.learningPathId,
+            },
+            input,
+          )
           this.#webhooks.publish(event)
           return event
         }),

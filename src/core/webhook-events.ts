@@ -1,9 +1,7 @@
 import { z } from 'zod'
-import { ApiError, InvalidInput } from '../errors.ts'
+import { ApiError, InvalidInput, parseOptions } from '../errors.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
-import { orgKey } from '../model/indexes.ts'
-import { parseOptions } from '../options.ts'
-import type { RuleContext } from '../rules/context.ts'
+import type { Clock } from '../time.ts'
 import { webhookLimits } from '../webhooks/limits.ts'
 import {
   type RaisedWebhookEvent,
@@ -11,6 +9,15 @@ import {
   webhookEventTypeSchema,
 } from '../webhooks/schemas.ts'
 import { generateWebhookId } from '../webhooks/signature.ts'
+
+/** What building an event reads of the mock: its users, their learning paths, its clock. */
+export interface EventContext {
+  now: Clock
+  /** The user `id` of `orgId`, if there is one. */
+  user(orgId: string, id: string): { userId: string; id: string } | undefined
+  /** The learning path of a user (by its `userId`), if it has one. */
+  learningPathOf(userId: string): string | null | undefined
+}
 
 /**
  * An event type the mock knows by name: everything about it in one row. `raise` builds its
@@ -32,7 +39,7 @@ interface WebhookEventRow<C extends string, I extends z.ZodRawShape, D extends z
   /** The `data` of its deliveries. */
   data: D
   /** The `data` of one event, from the input and the store; throws `ApiError` for a missing user. */
-  build(ctx: RuleContext, input: z.output<z.ZodObject<I>>): z.input<D>
+  build(ctx: EventContext, input: z.output<z.ZodObject<I>>): z.input<D>
 }
 
 /** A row of {@link webhookEventTypes} with what follows from it: the input and delivered schemas. */
@@ -48,7 +55,7 @@ function eventType<const T extends string>(type: T) {
       /** A whole delivery of this type, as a receiver parses it. */
       schema: webhookEnvelopeSchema.extend({ type: z.literal(type), data: row.data }),
       /** Parses `body` as this type's input and builds its timestamp and data. */
-      raise(ctx: RuleContext, body: unknown): RaisedEvent {
+      raise(ctx: EventContext, body: unknown): RaisedEvent {
         const event = parse(input, body) as z.output<z.ZodObject<I>> & RaisedEvent
         return { timestamp: event.timestamp, data: row.build(ctx, event) as Data }
       },
@@ -134,8 +141,7 @@ export const webhookEventTypes = {
     data: z.object({ ...userFields, course_id: z.string() }),
     build: (ctx, { courseId, ...target }) => {
       const user = userOf(ctx, target)
-      const course =
-        courseId ?? ctx.db.learningProgress.get(user.user_id)?.learningPathId ?? defaultCourseId
+      const course = courseId ?? ctx.learningPathOf(user.user_id) ?? defaultCourseId
       return { ...user, course_id: course }
     },
   }),
@@ -186,7 +192,7 @@ const encoder = new TextEncoder()
  * buildWebhookEvent(ctx, { type: 'user.course.started', orgId: 'org-1', id: 'u-1' })
  * // { id: 'msg_…', object: 'event', type: 'user.course.started', api_version: '2022-11-15', timestamp, data }
  */
-export function buildWebhookEvent(ctx: RuleContext, input: unknown): RaisedWebhookEvent {
+export function buildWebhookEvent(ctx: EventContext, input: unknown): RaisedWebhookEvent {
   const { type } = parse(webhookEventTypeHead, input)
   const named = Object.hasOwn(webhookEventTypes, type)
     ? webhookEventTypes[type as keyof EventTypes]
@@ -217,8 +223,8 @@ function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   return parseOptions(schema, input as z.input<S>, 'event')
 }
 
-function userOf(ctx: RuleContext, target: { orgId: string; id: string }) {
-  const user = ctx.db.users.get(orgKey(target.orgId, target.id))
+function userOf(ctx: EventContext, target: { orgId: string; id: string }) {
+  const user = ctx.user(target.orgId, target.id)
   if (!user) throw new ApiError('userNotFound')
   return { user_id: user.userId, custom_id: user.id, phone_number: null }
 }
