@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { dataFileSchema } from './data-file.ts'
-import { describeIssues } from './errors.ts'
+import { parseOptions } from './errors.ts'
 import { headerSecretSchema } from './secrets.ts'
 import type { Clock } from './time.ts'
 import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
@@ -25,90 +25,136 @@ export function wholeNumber(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE
 const organisationSchema = z.strictObject({
   orgId: z.string().min(1),
   apiKeys: z.array(headerSecretSchema).default([]),
-  /** Fixture users to seed it with; `usersPerOrganisation` when omitted, 0 for none. */
-  users: wholeNumber(0).optional(),
+  users: wholeNumber(0)
+    .optional()
+    .describe('fixture users to seed it with; usersPerOrganisation when omitted, 0 for none'),
 })
 
 /** An organisation a consumer adds to the seeded data, with its API keys in clear. */
 export type OrganisationOptions = z.input<typeof organisationSchema>
 
 /**
+ * Why an option has no flag of `serve`, where it has none: a function, which no command line
+ * can give. (`organisations` and `webhooks` are built from flags of their own.)
+ */
+const noFlag = { function: 'a function, which no command line can give' }
+
+/**
  * The bounds of a running mock, so that no client can fill its memory: each an option of
  * `createMockApi` and `startServer`, and a flag of `serve`.
  */
 const limitsShape = {
-  /** Users the mock holds at most; an identify that would create one more answers 500. */
-  maxUsers: wholeNumber(1).default(200_000),
-  /** User groups per organisation at most; an identify that would create more answers 400. */
-  maxUserGroupsPerOrganisation: wholeNumber(1).default(10_000),
-  /** Sign-in tokens kept per user, redeemed or not; an 11th drops the user's oldest. */
-  maxTokensPerUser: wholeNumber(1).default(10),
-  /** How long a web-view session lasts, in seconds (the cookie's `Max-Age`). */
-  sessionTtlSeconds: wholeNumber(1).default(3600),
-  /**
-   * Organisations at most: seeded, from `data` and created at run time together; one more is
-   * refused (400 on the control endpoint, a `TypeError` in-process).
-   */
-  maxOrganisations: wholeNumber(1).default(1000),
+  maxUsers: wholeNumber(1)
+    .default(200_000)
+    .describe('users the mock holds at most; an identify that would create one more answers 500'),
+  maxUserGroupsPerOrganisation: wholeNumber(1)
+    .default(10_000)
+    .describe(
+      'user groups per organisation at most; an identify that would create more answers 400',
+    ),
+  maxTokensPerUser: wholeNumber(1)
+    .default(10)
+    .describe("sign-in tokens kept per user, redeemed or not; a new one drops the user's oldest"),
+  sessionTtlSeconds: wholeNumber(1)
+    .default(3600)
+    .describe("how long a web-view session lasts, in seconds (the cookie's Max-Age)"),
+  maxOrganisations: wholeNumber(1)
+    .default(1000)
+    .describe(
+      'organisations at most, seeded, from data and created at run time together; one more is refused (400 on the control endpoint, a TypeError in-process)',
+    ),
 }
 
 const retryDelayError = 'expected whole numbers of milliseconds up to a day, e.g. 100,1000,5000'
 
 /**
- * The options of `createMockApi` and of the standalone server; every one has a default.
+ * The options of `createMockApi` and of the standalone server; every one has a default. Each
+ * option's description is its schema's (`.describe`): `serve --help`, the options guide and the
+ * types' documentation are read from there.
  *
  * @example
  * createMockApi({ seed: 7, organisations: [{ orgId: 'acme', apiKeys: ['test-key'] }] })
  */
 export const mockApiOptionsSchema = z.strictObject({
-  /** The fixture seed: the same seed always gives the same seeded data. */
-  seed: wholeNumber().default(1),
-  /** How many organisations the seed creates (`org-1`, `org-2`, …); 0 for none. */
-  seededOrganisations: wholeNumber(0).default(2),
-  /** Fixture users per seeded organisation, those of `organisations` included. */
-  usersPerOrganisation: wholeNumber(0).default(8),
-  /** Organisations and API keys added to the seeded data. */
-  organisations: z.array(organisationSchema).default([]),
-  /**
-   * Organisations and users in exact states (a data file's contents), added to the seeded data:
-   * an organisation the seed has gets the keys, groups, paths and users added.
-   */
-  data: dataFileSchema.optional(),
-  /** Pins the MSW handlers to one origin (and path prefix); by default they match any origin. */
-  baseUrl: z.url().optional(),
-  /** How long a sign-in token stays valid. */
+  seed: wholeNumber()
+    .default(1)
+    .describe('the fixture seed: the same seed always gives the same seeded data'),
+  seededOrganisations: wholeNumber(0)
+    .default(2)
+    .describe('how many organisations the seed creates (org-1, org-2, …); 0 for none'),
+  usersPerOrganisation: wholeNumber(0)
+    .default(8)
+    .describe('fixture users per seeded organisation, the added organisations included'),
+  organisations: z
+    .array(organisationSchema)
+    .default([])
+    .describe('organisations and API keys added to the seeded data')
+    .meta({ noFlag: 'serve builds it from --org and --api-key' }),
+  data: dataFileSchema
+    .optional()
+    .describe(
+      'organisations and users in exact states (a data file), added to the seeded data: an organisation the seed has gets the keys, groups, paths and users added',
+    )
+    .meta({ noFlag: 'serve reads it from the file --data names' }),
+  baseUrl: z
+    .url()
+    .optional()
+    .describe(
+      'pins the MSW handlers to one origin (and path prefix); by default they match any origin',
+    )
+    .meta({ noFlag: "the MSW handlers' own: a server answers on the address it is bound to" }),
   tokenTtlSeconds: z
     .number({ error: 'expected a number above 0' })
     .positive({ error: 'expected a number above 0' })
-    .default(300),
-  /** The clock every timestamp and expiry comes from. */
-  now: z.custom<Clock>((value) => typeof value === 'function').optional(),
-  /** Makes sign-in tokens (for tests that need fixed tokens); by default 256 random bits, as hex. */
-  generateToken: z.custom<() => string>((value) => typeof value === 'function').optional(),
-  /** Refuse (400) `userGroups` the organisation does not have, instead of creating them. */
-  strictUserGroups: z.boolean().default(false),
-  /** The status for a missing, malformed or unknown API key: 401 (default) or 403. */
-  authFailureStatus: z.literal([401, 403]).default(401),
-  /** A delay added to every API answer, in milliseconds. */
-  delayMs: wholeNumber(0).default(0),
-  /** The `type` of the messages the emulated web view posts to the app. */
+    .default(300)
+    .describe('how long a sign-in token stays valid, in seconds'),
+  now: z
+    .custom<Clock>((value) => typeof value === 'function')
+    .optional()
+    .describe('the clock every timestamp and expiry comes from')
+    .meta({ noFlag: noFlag.function }),
+  generateToken: z
+    .custom<() => string>((value) => typeof value === 'function')
+    .optional()
+    .describe(
+      'makes sign-in tokens (for tests that need fixed tokens); by default 256 random bits, as hex',
+    )
+    .meta({ noFlag: noFlag.function }),
+  strictUserGroups: z
+    .boolean()
+    .default(false)
+    .describe('refuse (400) userGroups the organisation does not have, instead of creating them'),
+  authFailureStatus: z
+    .literal([401, 403])
+    .default(401)
+    .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
+  delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
   webViewMessages: z
     .strictObject({
-      close: z.string().min(1).default('webview:close'),
-      sessionRefresh: z.string().min(1).default('webview:session-refresh'),
+      close: z
+        .string()
+        .min(1)
+        .default('webview:close')
+        .describe('the type of the message the web view posts on close'),
+      sessionRefresh: z
+        .string()
+        .min(1)
+        .default('webview:session-refresh')
+        .describe('the type of the message the web view posts to ask the app for a new token'),
     })
-    .prefault({}),
-  /** How many API calls the journal keeps (the newest). */
-  journalSize: wholeNumber(1).default(1000),
-  /**
-   * Webhook endpoints (`{ url, secret?, events? }`), registered at start: they survive a reset.
-   * A secret is generated for each one that has none.
-   */
-  webhooks: z.array(webhookEndpointInputSchema).max(webhookLimits.endpoints).default([]),
-  /**
-   * The delays before each webhook retry, in milliseconds, each counted from the attempt before
-   * it; by default Svix's (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h).
-   */
+    .prefault({})
+    .describe('the types of the messages the emulated web view posts to the app'),
+  journalSize: wholeNumber(1)
+    .default(1000)
+    .describe('how many API calls the journal keeps (the newest)'),
+  webhooks: z
+    .array(webhookEndpointInputSchema)
+    .max(webhookLimits.endpoints)
+    .default([])
+    .describe(
+      'webhook endpoints ({ url, secret?, events? }) registered at start, which survive a reset; a secret is generated for each one without',
+    )
+    .meta({ noFlag: 'serve builds it from --webhook-url and --webhook-secret' }),
   webhookRetrySchedule: z
     .array(
       z
@@ -117,31 +163,18 @@ export const mockApiOptionsSchema = z.strictObject({
         .max(86_400_000, { error: retryDelayError }),
     )
     .max(20)
-    .default(() => [...svixRetrySchedule]),
-  /** How long one webhook attempt may take before it counts as failed, in milliseconds. */
-  webhookTimeoutMs: wholeNumber(1, 600_000).default(15_000),
+    .default(() => [...svixRetrySchedule])
+    .describe(
+      "the delays before each webhook retry, in milliseconds, each counted from the attempt before it (Svix's by default)",
+    ),
+  webhookTimeoutMs: wholeNumber(1, 600_000)
+    .default(15_000)
+    .describe('how long one webhook attempt may take before it counts as failed, in milliseconds'),
   ...limitsShape,
 })
 
 export type MockApiOptions = z.input<typeof mockApiOptionsSchema>
 export type ResolvedMockApiOptions = z.output<typeof mockApiOptionsSchema>
-
-/**
- * `options` parsed by `schema`, with their defaults; a `TypeError` that says what is wrong
- * otherwise, naming `what` was refused (options, a fault, a webhook, an event).
- *
- * @example parseOptions(mockApiOptionsSchema, { delayMs: -1 }) // throws 'Invalid options: delayMs: …'
- */
-export function parseOptions<T extends z.ZodType>(
-  schema: T,
-  options: z.input<T>,
-  what = 'options',
-): z.output<T> {
-  const parsed = schema.safeParse(options)
-  if (!parsed.success)
-    throw new TypeError(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
-  return parsed.data
-}
 
 /** The mock's options with their defaults; a `TypeError` that says what is wrong otherwise. */
 export function resolveOptions(options: MockApiOptions = {}): ResolvedMockApiOptions {

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import { ApiError, type WireResponse } from './errors.ts'
 
 /** Answers one request, never by throwing: what every part of the site and the front door are. */
-export type Answer = (request: WireRequest) => Promise<WireResponse>
+export type Responder = (request: WireRequest) => Promise<WireResponse>
 
 /** The largest request body the API accepts, in bytes. */
 export const maxBodyBytes = 1024 * 1024

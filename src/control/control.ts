@@ -3,11 +3,13 @@ import { controlPaths } from '../control-paths.ts'
 import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { createRouteMatcher } from '../core/route-matcher.ts'
+import type { WebhookEventInput } from '../core/webhook-events.ts'
 import { identifyCurlLine } from '../curl-line.ts'
 import type { PutUser } from '../data-file.ts'
 import {
   ApiError,
   describeIssues,
+  InvalidInput,
   jsonResponse,
   toErrorResponse,
   type WireResponse,
@@ -22,8 +24,8 @@ import {
 import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
 import { hashSecret, headerSecretSchema } from '../secrets.ts'
-import type { WebhookEndpointInput, WebhookEventInput } from '../webhooks/schemas.ts'
-import { type Answer, mediaTypeOf, pathnameOf, type WireRequest } from '../wire.ts'
+import type { WebhookEndpointInput } from '../webhooks/schemas.ts'
+import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 
 type Run = (
   core: MockCore,
@@ -53,11 +55,9 @@ export const controlRoutes = [
     path: controlPaths.reset,
     run: async (core, request) => {
       const scope = readJsonObject(request, {})
-      if (!scope) return badRequest('The body must be empty, {} or {"orgId"}.')
-      return answerBadInput(async () => {
-        await core.reset(scope)
-        return noContent
-      })
+      if (!scope) return refuse('The body must be empty, {} or {"orgId"}.')
+      await core.reset(scope)
+      return noContent
     },
   },
   { method: 'POST', path: controlPaths.faults, run: addFault },
@@ -98,8 +98,8 @@ export const controlRoutes = [
     path: controlPaths.organisations,
     run: async (core, request) => {
       const input = readJsonObject(request, {})
-      if (!input) return badRequest('The body must be a JSON object: {"orgId"?,"name"?,"users"?}.')
-      return answerBadInput(async () => jsonResponse(201, await core.organisations.create(input)))
+      if (!input) return refuse('The body must be a JSON object: {"orgId"?,"name"?,"users"?}.')
+      return jsonResponse(201, await core.organisations.create(input))
     },
   },
   {
@@ -115,12 +115,10 @@ export const controlRoutes = [
     path: `${controlPaths.organisations}/:orgId/users/:id`,
     run: async (core, request, { orgId = '', id = '' }) => {
       const user = readJsonObject(request)
-      if (!user) return badRequest('The body must be a JSON object: a user of the data file.')
-      return answerBadInput(async () => {
-        const { created } = await core.organisations.putUser(orgId, id, user as PutUser)
-        const shown = await core.transact((ctx) => describeUser(ctx, { orgId, id }))
-        return jsonResponse(created ? 201 : 200, shown)
-      })
+      if (!user) return refuse('The body must be a JSON object: a user of the data file.')
+      const { created } = await core.organisations.putUser(orgId, id, user as PutUser)
+      const shown = await core.transact((ctx) => describeUser(ctx, { orgId, id }))
+      return jsonResponse(created ? 201 : 200, shown)
     },
   },
   {
@@ -206,11 +204,11 @@ export interface ControlOptions {
  * const control = createControlHandler(core, { token: 'let-me-in' })
  * await control({ method: 'POST', target: '/__mock/reset', headers, body: null })
  */
-export function createControlHandler(core: MockCore, options: ControlOptions = {}): Answer {
+export function createControlHandler(core: MockCore, options: ControlOptions = {}): Responder {
   const { enabled = true, token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {
-    throw new TypeError(`Invalid control token: ${checked.error.issues[0]?.message}`)
+    throw new InvalidInput(`Invalid control token: ${checked.error.issues[0]?.message}`)
   }
   const tokenHash = token === undefined ? undefined : hashSecret(token)
   return async (request) => {
@@ -221,13 +219,13 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
     if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
       const presented = bearerCredential(request.headers.get('authorization'))
       if (presented === undefined || hashSecret(presented) !== tokenHash) {
-        return toErrorResponse(new ApiError('unauthorized', { 'www-authenticate': 'Bearer' }))
+        return toErrorResponse(
+          new ApiError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } }),
+        )
       }
     }
     if (!isJsonOrBodiless(request)) {
-      return badRequest(
-        "A control request's body must be sent with Content-Type: application/json.",
-      )
+      return refuse("A control request's body must be sent with Content-Type: application/json.")
     }
     return handleControl(core, request)
   }
@@ -266,45 +264,40 @@ function isJsonOrBodiless(request: WireRequest): boolean {
 
 /**
  * Answers a request to `/__mock/…` with every endpoint open: what {@link createControlHandler}
- * does once the request is let in.
+ * does once the request is let in. An input the mock refuses ({@link InvalidInput}) answers 400
+ * with what is wrong; any other exception is a bug, and answers 500.
  */
 export async function handleControl(core: MockCore, request: WireRequest): Promise<WireResponse> {
   try {
     const { route, params } = matchControlRoute(request.method, pathnameOf(request.target))
     return await route.run(core, request, params)
   } catch (error) {
-    return toErrorResponse(error)
+    return error instanceof InvalidInput ? refuse(error.message) : toErrorResponse(error)
   }
 }
 
 async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const fault = readJsonObject(request)
   if (!fault) {
-    return badRequest(
+    return refuse(
       'The body must be a JSON object: {"operation","status","count"?,"delayMs"?,"orgId"?,"id"?}.',
     )
   }
   const { operation, ...options } = fault
-  return answerBadInput(() => {
-    core.failNext(operation as 'identify', options as { status: number })
-    return noContent
-  })
+  core.failNext(operation as 'identify', options as { status: number })
+  return noContent
 }
 
 async function addWebhook(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const endpoint = readJsonObject(request)
-  if (!endpoint) return badRequest('The body must be a JSON object: {"url","secret"?,"events"?}.')
-  return answerBadInput(() =>
-    jsonResponse(201, core.webhooks.add(endpoint as WebhookEndpointInput)),
-  )
+  if (!endpoint) return refuse('The body must be a JSON object: {"url","secret"?,"events"?}.')
+  return jsonResponse(201, core.webhooks.add(endpoint as WebhookEndpointInput))
 }
 
 async function raiseEvent(core: MockCore, request: WireRequest): Promise<WireResponse> {
   const event = readJsonObject(request)
-  if (!event) return badRequest('The body must be a JSON object: {"type", …}.')
-  return answerBadInput(async () =>
-    jsonResponse(202, await core.events.raise(event as WebhookEventInput)),
-  )
+  if (!event) return refuse('The body must be a JSON object: {"type", …}.')
+  return jsonResponse(202, await core.events.raise(event as WebhookEventInput))
 }
 
 /** The body as a JSON object (`empty` for no body, when given); `undefined` when it is anything else. */
@@ -323,20 +316,9 @@ function readJsonObject(
   return value as Record<string, unknown>
 }
 
-/** The answer of `run`; a `TypeError` (input the control refuses) is a 400 with its message. */
-async function answerBadInput(
-  run: () => WireResponse | Promise<WireResponse>,
-): Promise<WireResponse> {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof TypeError) return badRequest(error.message)
-    throw error
-  }
-}
-
-function badRequest(message: string): WireResponse {
-  return jsonResponse(400, { code: 400, message })
+/** The 400 of a control request the mock refuses, saying what is wrong. */
+function refuse(message: string): WireResponse {
+  return toErrorResponse(new ApiError('invalidControlInput', { message }))
 }
 
 /** The organisations with their API keys in clear, as the banner shows them, and a curl line. */
@@ -359,6 +341,6 @@ async function withQuery<S extends z.ZodType>(
 ): Promise<WireResponse> {
   const search = new URL(request.target, 'http://control.invalid').searchParams
   const parsed = schema.safeParse(Object.fromEntries(search))
-  if (!parsed.success) return badRequest(`Invalid query: ${describeIssues(parsed.error.issues)}`)
+  if (!parsed.success) return refuse(`Invalid query: ${describeIssues(parsed.error.issues)}`)
   return answer(parsed.data)
 }

@@ -1,6 +1,5 @@
 import { z } from 'zod'
-import { ApiError, type ApiErrorCode, apiErrors } from '../errors.ts'
-import { parseOptions } from '../options.ts'
+import { ApiError, type ApiErrorCode, apiErrors, InvalidInput, parseOptions } from '../errors.ts'
 import { identifyUserRequestSchema } from '../schemas.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
@@ -100,7 +99,7 @@ export class FaultQueue {
     if (orgId !== undefined && !exists(orgId)) throw new ApiError('notFound')
     const queued = [...this.#queues.values()].reduce((sum, queue) => sum + queue.length, 0)
     if (queued >= maxQueuedFaults) {
-      throw new TypeError(
+      throw new InvalidInput(
         `Invalid fault: at most ${maxQueuedFaults} faults may be queued at once: reset, or let queued ones be taken first`,
       )
     }

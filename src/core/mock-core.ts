@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../data-file.ts'
-import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
+import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../errors.ts'
 import { type Collections, Database, type MockState, type StateChange } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
+import { orgKey } from '../model/indexes.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from '../options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
@@ -18,9 +19,8 @@ import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts
 import { formatTimestamp } from '../rules/timestamps.ts'
 import { sleep } from '../time.ts'
 import { answerWebView } from '../web-view/answer.ts'
-import type { RaisedWebhookEvent, WebhookEventInput } from '../webhooks/schemas.ts'
+import type { RaisedWebhookEvent } from '../webhooks/schemas.ts'
 import { pathnameOf, type WireRequest } from '../wire.ts'
-import { buildWebhookEvent } from './build-event.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
 import {
@@ -28,13 +28,14 @@ import {
   type CallRequest,
   type CallScope,
   callsIn,
-  Journal,
   type JournalEntry,
   targetOf,
 } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
+import { RingBuffer } from './ring-buffer.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
+import { buildWebhookEvent, type WebhookEventInput } from './webhook-events.ts'
 import { type WebhookControls, Webhooks } from './webhooks.ts'
 
 /**
@@ -102,7 +103,7 @@ export class MockCore {
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
   /** The journal, each entry with the organisation its call names (none when it names none). */
-  readonly #journal: Journal<ScopedEntry>
+  readonly #journal: RingBuffer<ScopedEntry>
   readonly #store: StateStore | undefined
   #credentials: Credentials[]
   #ctx: RuleContext
@@ -118,11 +119,11 @@ export class MockCore {
     this.#seed = seed
     this.#dataset = seed(o)
     if (this.#dataset.state.organisations.length > o.maxOrganisations) {
-      throw new TypeError(
+      throw new InvalidInput(
         `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
       )
     }
-    this.#journal = new Journal<ScopedEntry>(o.journalSize)
+    this.#journal = new RingBuffer<ScopedEntry>(o.journalSize)
     this.#ctx = createRuleContext(o, new Database())
     this.#webhooks = new Webhooks({
       endpoints: o.webhooks,
@@ -134,7 +135,15 @@ export class MockCore {
     this.events = {
       raise: (input) =>
         this.#exclusive(async () => {
-          const event = buildWebhookEvent(this.#ctx, input)
+          const { db, now } = this.#ctx
+          const event = buildWebhookEvent(
+            {
+              now,
+              user: (orgId, id) => db.users.get(orgKey(orgId, id)),
+              learningPathOf: (userId) => db.learningProgress.get(userId)?.learningPathId,
+            },
+            input,
+          )
           this.#webhooks.publish(event, 'orgId' in input ? input.orgId : undefined)
           return event
         }),

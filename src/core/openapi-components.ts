@@ -7,11 +7,8 @@ import {
   userProfileInputSchema,
   userProfileSchema,
 } from '../schemas.ts'
-import {
-  notificationsSentEventSchema,
-  userCourseStartedEventSchema,
-  webhookEnvelopeSchema,
-} from '../webhooks/schemas.ts'
+import { webhookEnvelopeSchema } from '../webhooks/schemas.ts'
+import { webhookEventTypes } from './webhook-events.ts'
 
 /** The schemas the OpenAPI document names, in its order, with what it says of each. */
 const components = {
@@ -28,12 +25,19 @@ const components = {
     webhookEnvelopeSchema,
     'The body of every webhook delivery. `timestamp` is when the event happened (milliseconds and `Z`), not when it was delivered.',
   ],
-  NotificationsSentEvent: [
-    notificationsSentEventSchema,
-    'Reminders and admin notifications, one item per user, for the receiver to forward as pushes.',
-  ],
-  UserCourseStartedEvent: [userCourseStartedEventSchema, 'A user started a course.'],
+  ...eventComponents(),
 } as const satisfies Record<string, readonly [z.ZodType, string]>
+
+/** The delivered body of each named event type, by its component name. */
+function eventComponents() {
+  type Component = (typeof webhookEventTypes)[keyof typeof webhookEventTypes]['component']
+  return Object.fromEntries(
+    Object.values(webhookEventTypes).map((row): [string, readonly [z.ZodType, string]] => [
+      row.component,
+      [row.schema, row.description],
+    ]),
+  ) as Record<Component, readonly [z.ZodType, string]>
+}
 
 /** A reference to a named schema. */
 export const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` })

@@ -1,8 +1,10 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
+import { mockApiOptionsSchema } from '../options.ts'
 import { allowHeader } from '../wire.ts'
 import { componentSchemas, ref } from './openapi-components.ts'
 import { pathsOf } from './openapi-paths.ts'
 import { apiRoutes } from './routes.ts'
+import { webhookEventTypes } from './webhook-events.ts'
 
 const svixHeaders = [
   ['svix-id', 'The message id (`msg_…`), the same on every retry of one message.'],
@@ -19,14 +21,32 @@ const svixHeaders = [
   schema: { type: 'string' },
 }))
 
+/** The webhook timeout and retry schedule the document states: the options' defaults. */
+const webhookDefaults = mockApiOptionsSchema
+  .pick({ webhookTimeoutMs: true, webhookRetrySchedule: true })
+  .parse({})
+
+/** Milliseconds in the largest unit that divides them: `5 s`, `30 min`, `10 h`. */
+function duration(ms: number): string {
+  const units = [
+    ['h', 3_600_000],
+    ['min', 60_000],
+    ['s', 1000],
+  ] as const
+  const [unit, size] = units.find(([, size]) => ms % size === 0) ?? ['ms', 1]
+  return `${ms / size} ${unit}`
+}
+
 /** A webhook the platform posts to the customer's endpoint, signed as Svix signs. */
-function webhook(name: 'NotificationsSentEvent' | 'UserCourseStartedEvent', summary: string) {
+function webhook({
+  component: name,
+  summary,
+}: (typeof webhookEventTypes)[keyof typeof webhookEventTypes]) {
   return {
     post: {
       operationId: name.replace(/^./, (c) => c.toLowerCase()),
       summary,
-      description:
-        'Posted to every endpoint subscribed to the type, signed with the endpoint secret. Any other answer than a 2xx, a timeout (15 s) or a network error is retried on the schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the attempt before) with the same svix-id.',
+      description: `Posted to every endpoint subscribed to the type, signed with the endpoint secret. Any other answer than a 2xx, a timeout (${duration(webhookDefaults.webhookTimeoutMs)}) or a network error is retried on the schedule (${webhookDefaults.webhookRetrySchedule.map(duration).join(', ')} after the attempt before) with the same svix-id.`,
       security: [],
       parameters: svixHeaders,
       requestBody: {
@@ -72,10 +92,9 @@ export function createOpenApiDocument() {
     ],
     security: [{ bearerAuth: [] }],
     paths: pathsOf(apiRoutes),
-    webhooks: {
-      'notifications.sent': webhook('NotificationsSentEvent', 'Notifications sent'),
-      'user.course.started': webhook('UserCourseStartedEvent', 'User started a course'),
-    },
+    webhooks: Object.fromEntries(
+      Object.entries(webhookEventTypes).map(([type, row]) => [type, webhook(row)]),
+    ),
     components: {
       schemas: componentSchemas(),
       securitySchemes: {
@@ -97,7 +116,9 @@ let documentText: string | undefined
 /** `GET /openapi.json`: the document, built once on first request. */
 export function answerOpenApi(method: string): WireResponse {
   if (method !== 'GET' && method !== 'HEAD') {
-    return toErrorResponse(new ApiError('methodNotAllowed', { allow: allowHeader(['GET']) }))
+    return toErrorResponse(
+      new ApiError('methodNotAllowed', { headers: { allow: allowHeader(['GET']) } }),
+    )
   }
   documentText ??= JSON.stringify(createOpenApiDocument())
   return { status: 200, headers: { 'content-type': 'application/json' }, body: documentText }

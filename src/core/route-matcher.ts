@@ -41,7 +41,7 @@ export function createRouteMatcher<R extends Route>(table: readonly R[]) {
     if (hit) return hit
     if (found.length > 0) {
       const methods = [...new Set(found.map(({ route }) => route.method))]
-      throw new ApiError('methodNotAllowed', { allow: allowHeader(methods) })
+      throw new ApiError('methodNotAllowed', { headers: { allow: allowHeader(methods) } })
     }
     throw new ApiError('notFound')
   }

@@ -1,5 +1,4 @@
-import { ApiError } from '../errors.ts'
-import { parseOptions } from '../options.ts'
+import { ApiError, InvalidInput, parseOptions } from '../errors.ts'
 import type { Clock } from '../time.ts'
 import { webhookLimits } from '../webhooks/limits.ts'
 import {
@@ -16,7 +15,7 @@ import {
   signWebhook,
   webhookSecretKey,
 } from '../webhooks/signature.ts'
-import { Journal } from './journal.ts'
+import { RingBuffer } from './ring-buffer.ts'
 
 /** How a mock's webhooks behave: the endpoints given at start, the retries, the clock. */
 export interface WebhookSettings {
@@ -75,7 +74,7 @@ interface Delivery {
 export class Webhooks implements WebhookControls {
   readonly #settings: WebhookSettings
   readonly #endpoints = new Map<string, Endpoint>()
-  readonly #deliveries = new Journal<WebhookDelivery>(webhookLimits.keptDeliveries)
+  readonly #deliveries = new RingBuffer<WebhookDelivery>(webhookLimits.keptDeliveries)
   /** The deliveries queued, in flight or waiting for a retry. */
   readonly #pending = new Set<Delivery>()
   /** Per endpoint, the end of its queue of first attempts. */
@@ -92,7 +91,7 @@ export class Webhooks implements WebhookControls {
 
   add(endpoint: WebhookEndpointInput): WebhookEndpoint {
     if (this.#endpoints.size >= webhookLimits.endpoints) {
-      throw new TypeError(`Invalid webhook: at most ${webhookLimits.endpoints} endpoints`)
+      throw new InvalidInput(`Invalid webhook: at most ${webhookLimits.endpoints} endpoints`)
     }
     return this.#register(endpoint, false)
   }

@@ -1,27 +1,31 @@
+import { z } from 'zod'
 import { controlPaths } from '../control-paths.ts'
-import { defaultCourseId, defaultNotification } from '../core/build-event.ts'
 import { operationErrors, statusesOf } from '../core/faults.ts'
 import { apiRoutes } from '../core/routes.ts'
+import { webhookEventTypes } from '../core/webhook-events.ts'
 import { webViewPath } from '../web-view/answer.ts'
-import { namedWebhookEventInputSchemas } from '../webhooks/schemas.ts'
 import { maxUsersPerPage } from './queries.ts'
 
-/** What the page's event form shows in an empty field: what the event gets without it. */
-const eventFieldDefaults: Record<string, string> = {
-  ...defaultNotification,
-  courseId: `the user's learning path, else ${defaultCourseId}`,
-  timestamp: 'now (ISO 8601)',
-}
-
-/** The fields the event form asks for beside the type and the user, for each named event. */
+/**
+ * The fields the event form asks for beside the type and the user, for each named event, each
+ * with what the event gets without it (its default, or else its description) as placeholder.
+ */
 const eventFields = Object.fromEntries(
-  Object.entries(namedWebhookEventInputSchemas).map(([type, schema]) => [
-    type,
-    Object.keys(schema.shape)
-      .filter((name) => !['type', 'orgId', 'id'].includes(name))
-      .map((name) => ({ name, placeholder: eventFieldDefaults[name] ?? '' })),
-  ]),
+  Object.entries(webhookEventTypes).map(([type, { inputSchema }]) => {
+    const { properties = {} } = z.toJSONSchema(inputSchema, { io: 'input' })
+    return [
+      type,
+      Object.entries(properties)
+        .filter(([name]) => !['type', 'orgId', 'id'].includes(name))
+        .map(([name, field]) => ({ name, placeholder: placeholderOf(field) })),
+    ]
+  }),
 )
+
+function placeholderOf(field: z.core.JSONSchema._JSONSchema): string {
+  if (typeof field === 'boolean') return ''
+  return typeof field.default === 'string' ? field.default : (field.description ?? '')
+}
 
 /** What the page's script needs to know of the server, derived from the tables that declare it. */
 const pageConfig = {

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Operation } from '../core/faults.ts'
 import type { Call } from '../core/journal.ts'
-import { parseOptions } from '../options.ts'
+import { parseOptions } from '../errors.ts'
 import type { IdentifyUserRequest } from '../schemas.ts'
 
 /**

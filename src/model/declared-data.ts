@@ -1,5 +1,6 @@
 import type { DataFileOrganisation, OrganisationUser, ResolvedDataFile } from '../data-file.ts'
 import { jsonPath } from '../data-file.ts'
+import { InvalidInput } from '../errors.ts'
 import { hashSecret } from '../secrets.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
 import { emptyState, type MockState } from './database.ts'
@@ -126,7 +127,7 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
     if (replaced) removeUserRecords(state, replaced.userId)
     const userId = user.userId ?? crypto.randomUUID()
     if (state.users.some((u) => u.userId === userId)) {
-      throw new TypeError(`${jsonPath(['users', i, 'userId'])}: another user has this userId`)
+      throw new InvalidInput(`${jsonPath(['users', i, 'userId'])}: another user has this userId`)
     }
     const records = userRecordsOf(user.orgId, user, userId, (learningPathId) =>
       pathNames.get(pathKey({ orgId: user.orgId, learningPathId })),
@@ -150,7 +151,7 @@ function addKeys(
     if (owner === org.orgId) continue
     if (owner !== undefined) {
       const at = jsonPath(['organisations', index, 'apiKeys'])
-      throw new TypeError(`${at}: an API key of ${org.orgId} is already a key of ${owner}`)
+      throw new InvalidInput(`${at}: an API key of ${org.orgId} is already a key of ${owner}`)
     }
     dataset.state.apiKeys.push(record)
     credential.apiKeys.push(key)

@@ -6,8 +6,29 @@ import { createMockFetch, type MockFetch } from '../core/mock-fetch.ts'
 import { unsupportedNode } from '../node-support.ts'
 import type { MockApiOptions } from '../options.ts'
 
-/** A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind them. */
-export interface MockApi extends MockCore {
+/**
+ * A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind
+ * them. Only what a user calls: the core's other members (its resolved options, `transact` over
+ * the rules' context) are the server's and the inspector's, and not part of this type.
+ */
+export interface MockApi
+  extends Pick<
+    MockCore,
+    | 'ready'
+    | 'webhooks'
+    | 'events'
+    | 'organisations'
+    | 'credentials'
+    | 'db'
+    | 'dispatch'
+    | 'reset'
+    | 'failNext'
+    | 'queuedFaults'
+    | 'state'
+    | 'requests'
+    | 'calls'
+    | 'redeemToken'
+  > {
   /** For `setupServer(...api.handlers)` or `setupWorker(...api.handlers)`. */
   readonly handlers: HttpHandler[]
   /**

@@ -1,4 +1,10 @@
-export { type Fault, type FaultOptions, faultSchema, type Operation } from '../core/faults.ts'
+export {
+  type Fault,
+  type FaultOptions,
+  faultSchema,
+  type Operation,
+  type QueuedFaultView,
+} from '../core/faults.ts'
 export type {
   Call,
   CallOf,
@@ -14,6 +20,14 @@ export type {
 } from '../core/mock-core.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
+export {
+  type Notification,
+  type NotificationsSentEvent,
+  notificationsSentEventSchema,
+  type UserCourseStartedEvent,
+  userCourseStartedEventSchema,
+  type WebhookEventInput,
+} from '../core/webhook-events.ts'
 export type { WebhookControls } from '../core/webhooks.ts'
 export {
   type DataFile,
@@ -46,18 +60,12 @@ export {
 } from '../schemas.ts'
 export type { Clock } from '../time.ts'
 export {
-  type Notification,
-  type NotificationsSentEvent,
-  notificationsSentEventSchema,
   type RaisedWebhookEvent,
-  type UserCourseStartedEvent,
-  userCourseStartedEventSchema,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointInput,
   type WebhookEnvelope,
-  type WebhookEventInput,
   webhookEnvelopeSchema,
 } from '../webhooks/schemas.ts'
 export { createMockApi, type MockApi } from './create-mock-api.ts'

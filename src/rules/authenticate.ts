@@ -16,7 +16,7 @@ export function authenticate(ctx: RuleContext, authorization: string | null): st
   if (apiKey) return apiKey.orgId
   throw ctx.authFailureStatus === 403
     ? new ApiError('forbidden')
-    : new ApiError('unauthorized', { 'www-authenticate': 'Bearer' })
+    : new ApiError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } })
 }
 
 /**

@@ -6,7 +6,7 @@ import {
   putUserSchema,
   userReferenceIssues,
 } from '../data-file.ts'
-import { ApiError, apiErrors } from '../errors.ts'
+import { ApiError, apiErrors, InvalidInput } from '../errors.ts'
 import { emptyState, type MockState } from '../model/database.ts'
 import { apiKeyRecord, organisationRecordsOf, userRecordsOf } from '../model/declared-data.ts'
 import { orgKey } from '../model/indexes.ts'
@@ -24,8 +24,8 @@ export const generateOrganisationId = () =>
   `tenant-${randomText('abcdefghijklmnopqrstuvwxyz0123456789', 12)}`
 
 /** A refusal of the control endpoints: 400 `Invalid request parameters`, saying what is wrong. */
-function invalid(detail: string): TypeError {
-  return new TypeError(`${apiErrors.invalidRequest.message}: ${detail}`)
+function invalid(detail: string): InvalidInput {
+  return new InvalidInput(`${apiErrors.invalidRequest.message}: ${detail}`)
 }
 
 type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] }

@@ -3,9 +3,8 @@ import { z } from 'zod'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
-import { webViewPage } from '../web-view/answer.ts'
-import { renderErrorPage } from '../web-view/page.ts'
-import { type Answer, pathnameOf, type WireRequest } from '../wire.ts'
+import { webViewErrorPage } from '../web-view/answer.ts'
+import { pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 
 /**
  * A host name as a `Host` header or an absolute target names it (a name, an IPv4 address, or an
@@ -61,10 +60,6 @@ function allowedHostOf(entry: string): string | undefined {
  * // { allowedHosts: ['mock.lan'], cors: ['http://localhost:5173'] }
  */
 export const frontDoorOptionsSchema = z.object({
-  /**
-   * `Host` names answered besides `localhost`, `*.localhost` and IP addresses (any port):
-   * `mock.internal`, `.example.test` for it and its subdomains, or `any` for every name.
-   */
   allowedHosts: z
     .array(
       z
@@ -75,15 +70,18 @@ export const frontDoorOptionsSchema = z.object({
         })
         .transform((entry) => allowedHostOf(entry) as string),
     )
-    .default([]),
-  /** Origins of browser apps allowed to call the API, e.g. `http://localhost:5173`. */
+    .default([])
+    .describe(
+      'Host names answered besides localhost, *.localhost and IP addresses (any port): mock.internal, .example.test for it and its subdomains, or any for every name; others get 403',
+    ),
   cors: z
     .array(
       z.string().refine((origin) => URL.parse(origin)?.origin === origin, {
         message: 'expected an origin, e.g. http://localhost:5173',
       }),
     )
-    .default([]),
+    .default([])
+    .describe('origins of browser apps allowed to call the API, e.g. http://localhost:5173'),
 })
 
 export type FrontDoorOptions = z.input<typeof frontDoorOptionsSchema>
@@ -129,7 +127,7 @@ const preflightHeaders = {
  * @example
  * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [] })
  */
-export function guardAnswer(answer: Answer, policy: FrontDoorPolicy): Answer {
+export function guardAnswer(answer: Responder, policy: FrontDoorPolicy): Responder {
   const admits = hostRule(policy.allowedHosts)
   return async (raw) => {
     const host = raw.headers.get('host')
@@ -186,7 +184,7 @@ function isPreflight(request: WireRequest): boolean {
 /** 403 `Forbidden`: an HTML page for the web view, JSON everywhere else. */
 function forbidden(request: WireRequest): WireResponse {
   if (siteRowOf(pathnameOf(request.target)).part === 'webView') {
-    return webViewPage(403, (nonce) => renderErrorPage('Forbidden', nonce))
+    return webViewErrorPage(new ApiError('forbidden'))
   }
   return toErrorResponse(new ApiError('forbidden'))
 }

@@ -4,8 +4,8 @@ import { type ControlOptions, createControlHandler } from '../control/control.ts
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
-import { ApiError, jsonResponse, toErrorResponse, type WireResponse } from '../errors.ts'
-import { type Answer, maxBodyBytes, pathnameOf, type WireRequest } from '../wire.ts'
+import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
+import { maxBodyBytes, pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 
 export interface ListenerOptions {
@@ -31,7 +31,7 @@ export interface ListenerOptions {
  * The mock, its control endpoints and its OpenAPI document behind one function and the server's
  * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them.
  */
-export function createAnswer(core: MockCore, options: ListenerOptions = {}): Answer {
+export function createAnswer(core: MockCore, options: ListenerOptions = {}): Responder {
   const served = {
     control: createControlHandler(core, options.control),
     openapi: async (request: WireRequest) => answerOpenApi(request.method),
@@ -58,7 +58,7 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Ans
  * It never lets an error escape (an unhandled rejection would stop the server): a client that
  * goes away mid-request gets no answer, and a failure to write one closes the connection.
  */
-export function createRequestListener(answer: Answer, options: ListenerOptions = {}) {
+export function createRequestListener(answer: Responder, options: ListenerOptions = {}) {
   const { lingerMs = 1000, maxRequestsPerSocket = 0 } = options
   const requestsOf = new WeakMap<object, number>()
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -81,7 +81,7 @@ export function createRequestListener(answer: Answer, options: ListenerOptions =
  * 405 its target calls for), then closes the connection. Node hands it over as a bare socket, and
  * without this listener would drop it unanswered.
  */
-export function createConnectListener(answer: Answer) {
+export function createConnectListener(answer: Responder) {
   return (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy())
     answer({ ...requestLine(req), body: null })
@@ -95,10 +95,7 @@ export function createConnectListener(answer: Answer) {
 
 /** Answers an `Expect` header other than `100-continue`: 417, and the connection closed. */
 export function answerExpectation(_req: IncomingMessage, res: ServerResponse): void {
-  const status = 417
-  writeResponse(res, jsonResponse(status, { code: status, message: 'Expectation failed' }), {
-    close: true,
-  })
+  writeResponse(res, toErrorResponse(new ApiError('expectationFailed')), { close: true })
 }
 
 /**
@@ -106,13 +103,13 @@ export function answerExpectation(_req: IncomingMessage, res: ServerResponse): v
  * over Node's size limit, or a client too slow to send its headers or its body.
  */
 export function clientErrorResponse(error: NodeJS.ErrnoException): WireResponse {
-  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    return jsonResponse(408, { code: 408, message: 'Request timeout' })
-  }
-  if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return jsonResponse(431, { code: 431, message: 'Request header fields too large' })
-  }
-  return toErrorResponse(new ApiError('badRequest'))
+  const code =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? 'requestTimeout'
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'headerFieldsTooLarge'
+        : 'badRequest'
+  return toErrorResponse(new ApiError(code))
 }
 
 /** A whole HTTP/1.1 response, for a socket no `ServerResponse` writes to; it closes the connection. */

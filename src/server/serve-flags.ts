@@ -1,5 +1,5 @@
-import { type Command, InvalidArgumentError, Option } from 'commander'
-import { z } from 'zod'
+import { type Command, Option } from 'commander'
+import { type FlagDoc, SchemaFlags } from '../flags/schema-flags.ts'
 import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 
 /** The path of an option in {@link serverOptionsSchema}: its key, or `parent.key` when nested. */
@@ -7,131 +7,31 @@ type OptionPath =
   | keyof ServerOptions
   | `webViewMessages.${keyof NonNullable<ServerOptions['webViewMessages']>}`
 
-/** A flag of `serve` that sets one option. */
-interface OptionFlag {
-  flags: string
-  /** The option it sets, e.g. `port` or `webViewMessages.close`. */
-  option: OptionPath
-  description: string
+/**
+ * The flags of `serve` whose name is not the one derived from their option's (see
+ * {@link SchemaFlags}): the flag and its value's name. An option not named here gets its flag
+ * from its own name; what each does, its default, range and messages are the schema's.
+ */
+const flagNames: Partial<Record<OptionPath, string>> = {
+  port: '--port <port>',
+  host: '--host <host>',
+  allowedHosts: '--allowed-host <host>',
+  cors: '--cors <origin>',
+  seed: '--seed <seed>',
+  seededOrganisations: '--orgs <n>',
+  usersPerOrganisation: '--users <n>',
+  maxUserGroupsPerOrganisation: '--max-groups-per-org <n>',
+  authFailureStatus: '--auth-failure-status <status>',
+  'webViewMessages.close': '--close-message <type>',
+  'webViewMessages.sessionRefresh': '--refresh-message <type>',
+  stateFile: '--state-file <path>',
+  webhookRetrySchedule: '--webhook-retry-schedule <ms,ms>',
+  controlToken: '--control-token <token>',
+  maxOrganisations: '--max-orgs <n>',
 }
 
-/**
- * The flags of `serve` that set one option each. Their defaults, ranges and messages are the
- * schema's: an array of strings is a repeatable flag, an array of numbers a comma-separated list.
- */
-const optionFlags: OptionFlag[] = [
-  { flags: '--port <port>', option: 'port', description: 'port to listen on; 0 picks a free one' },
-  { flags: '--host <host>', option: 'host', description: 'address to bind' },
-  {
-    flags: '--allowed-host <host>',
-    option: 'allowedHosts',
-    description:
-      'a Host name answered besides localhost and IP addresses (repeatable; .domain: with its subdomains; any: every name); others get 403',
-  },
-  {
-    flags: '--cors <origin>',
-    option: 'cors',
-    description:
-      'let a browser app at this origin call the API, e.g. http://localhost:5173 (repeatable)',
-  },
-  {
-    flags: '--seed <seed>',
-    option: 'seed',
-    description: 'fixture seed: the same seed gives the same data',
-  },
-  {
-    flags: '--orgs <n>',
-    option: 'seededOrganisations',
-    description: 'organisations the seed creates (org-1, org-2, …); 0 for none',
-  },
-  {
-    flags: '--users <n>',
-    option: 'usersPerOrganisation',
-    description: 'fixture users per seeded organisation, --org included',
-  },
-  {
-    flags: '--token-ttl <seconds>',
-    option: 'tokenTtlSeconds',
-    description: 'sign-in token lifetime in seconds',
-  },
-  {
-    flags: '--max-users <n>',
-    option: 'maxUsers',
-    description: 'users the mock holds at most (an identify past it answers 500)',
-  },
-  {
-    flags: '--max-groups-per-org <n>',
-    option: 'maxUserGroupsPerOrganisation',
-    description: 'user groups per organisation at most (an identify past it answers 400)',
-  },
-  {
-    flags: '--max-tokens-per-user <n>',
-    option: 'maxTokensPerUser',
-    description: "sign-in tokens kept per user (a new one drops the user's oldest)",
-  },
-  {
-    flags: '--max-orgs <n>',
-    option: 'maxOrganisations',
-    description: 'organisations at most, seeded, --data and created ones together',
-  },
-  {
-    flags: '--session-ttl <seconds>',
-    option: 'sessionTtlSeconds',
-    description: 'web-view session lifetime in seconds',
-  },
-  {
-    flags: '--strict-user-groups',
-    option: 'strictUserGroups',
-    description: 'answer 400 for userGroups the organisation does not have',
-  },
-  {
-    flags: '--auth-failure-status <status>',
-    option: 'authFailureStatus',
-    description: 'status for a missing or unknown API key: 401 or 403',
-  },
-  {
-    flags: '--delay <ms>',
-    option: 'delayMs',
-    description: 'delay every API answer by this many milliseconds',
-  },
-  {
-    flags: '--close-message <type>',
-    option: 'webViewMessages.close',
-    description: 'type of the message the web view posts on close',
-  },
-  {
-    flags: '--refresh-message <type>',
-    option: 'webViewMessages.sessionRefresh',
-    description: 'type of the message asking the app for a new token',
-  },
-  {
-    flags: '--journal-size <n>',
-    option: 'journalSize',
-    description: 'how many API calls the journal keeps (the newest)',
-  },
-  {
-    flags: '--state-file <path>',
-    option: 'stateFile',
-    description:
-      'keep the data in this file: loaded at start, every change on disk before it is answered',
-  },
-  {
-    flags: '--webhook-retry-schedule <ms,ms>',
-    option: 'webhookRetrySchedule',
-    description:
-      "comma-separated ms before each webhook retry, each from the attempt before (Svix's)",
-  },
-  {
-    flags: '--no-control',
-    option: 'control',
-    description: 'disable the /__mock control endpoints (they answer 404)',
-  },
-  {
-    flags: '--control-token <token>',
-    option: 'controlToken',
-    description: 'require Authorization: Bearer <token> on the /__mock control endpoints',
-  },
-]
+/** The flags of `serve` that set one option each, read from the server options schema. */
+export const serveFlags = new SchemaFlags(serverOptionsSchema, flagNames, 'IDENTIFY_API_MOCK_')
 
 /** What the {@link combinedFlags} give, as commander parses them. */
 export interface CombinedFlags {
@@ -142,71 +42,10 @@ export interface CombinedFlags {
   data?: string
 }
 
-/** `schema` without its default, prefault or optional wrappers. */
-function unwrapped(schema: z.core.$ZodType): z.core.$ZodType {
-  if (
-    schema instanceof z.ZodDefault ||
-    schema instanceof z.ZodPrefault ||
-    schema instanceof z.ZodOptional
-  ) {
-    return unwrapped(schema.unwrap())
-  }
-  return schema
-}
-
-/** The schema of the option at `path` (`a.b` for a nested one). */
-function fieldAt(path: string): z.core.$ZodType {
-  let field: z.core.$ZodType = serverOptionsSchema
-  for (const key of path.split('.')) {
-    const object = unwrapped(field)
-    const next = object instanceof z.ZodObject ? object.shape[key] : undefined
-    if (!next) throw new Error(`no option ${path}`)
-    field = next
-  }
-  return field
-}
-
-/** A flag's text as the value its schema expects: a number where it wants one. */
-function fromText(schema: z.core.$ZodType, text: string): unknown {
-  const type = unwrapped(schema)
-  if (type instanceof z.ZodArray) return text.split(',').map((item) => fromText(type.element, item))
-  const numeric = type instanceof z.ZodNumber || type instanceof z.ZodLiteral
-  if (!numeric) return text
-  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN
-}
-
-/** `value` parsed by `schema`; its messages, in one line, otherwise. */
-function checked(schema: z.core.$ZodType, value: unknown): unknown {
-  const parsed = z.safeParse(schema, value)
-  if (parsed.success) return parsed.data
-  const messages = new Set(parsed.error.issues.map((issue) => issue.message))
-  throw new InvalidArgumentError(`${[...messages].join('; ')}.`)
-}
-
 /**
- * The commander option of `flag`: its default, and a parser that checks through the schema. An
- * empty value is refused for every flag (the CLI's own rule: a shell passes `''` by mistake).
+ * The flags that make one option together (`organisations`, `webhooks`), checked with the whole:
+ * see {@link optionsOf}. The schema describes the options; these say how the flags build them.
  */
-function optionOf(flag: OptionFlag): Option {
-  const option = new Option(flag.flags, flag.description)
-  const field = fieldAt(flag.option)
-  const type = unwrapped(field)
-  const fallback = z.safeParse(field, undefined)
-  if (fallback.success && fallback.data !== undefined && !option.negate) {
-    option.default(fallback.data)
-  }
-  if (!option.required && !option.optional) return option
-  const nonEmpty = (text: string) => {
-    if (text === '') throw new Error(`${option.long} must not be empty`)
-    return text
-  }
-  if (type instanceof z.ZodArray && !(unwrapped(type.element) instanceof z.ZodNumber)) {
-    // Checked as a whole with the other options, so that a message names the item (`cors.1`).
-    return repeatable(option, nonEmpty)
-  }
-  return option.argParser((text) => checked(field, fromText(field, nonEmpty(text))))
-}
-
 /** The options that may be given more than once, each time adding an item. */
 const repeatables = new WeakSet<Option>()
 
@@ -216,7 +55,6 @@ function repeatable(option: Option, item = (text: string) => text): Option {
   return option.argParser((text, previous: string[] = []) => [...previous, item(text)])
 }
 
-/** The flags that make one option together, checked with the whole: see {@link optionsOf}. */
 function combinedFlags(): Option[] {
   return [
     new Option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key'),
@@ -235,12 +73,14 @@ function combinedFlags(): Option[] {
       '--webhook-secret <secret>',
       'whsec_ signing secret for every --webhook-url (default: one generated per endpoint, printed)',
     ),
-  ]
+  ].map((option) => option.env(serveFlags.envOf(option.flags)))
 }
 
 /** Every flag of `serve` that gives an option, for `command.addOption`. */
 export function serveOptions(): Option[] {
-  return [...optionFlags.map(optionOf), ...combinedFlags()]
+  const fromSchema = serveFlags.options()
+  for (const option of fromSchema) if (serveFlags.isRepeatable(option)) repeatables.add(option)
+  return [...fromSchema, ...combinedFlags()]
 }
 
 /**
@@ -249,7 +89,7 @@ export function serveOptions(): Option[] {
  * @example environmentVariableOf(new Option('--allowed-host <host>')) // 'IDENTIFY_API_MOCK_ALLOWED_HOST'
  */
 export function environmentVariableOf(option: Option): string {
-  return `IDENTIFY_API_MOCK_${option.name().replaceAll('-', '_').toUpperCase()}`
+  return serveFlags.envOf(option.flags)
 }
 
 /**
@@ -272,7 +112,7 @@ export function addWithEnvironment(command: Command, options: Option[]): void {
             .reduce<unknown>((list, item) => option.parseArg?.(item, list), undefined)
           command.setOptionValueWithSource(name, items, 'env')
         } catch (error) {
-          command.error(`error: ${variable}: ${(error as Error).message}`)
+          command.error(`${variable}: ${(error as Error).message}`)
         }
       } else if (!option.required && !option.optional) {
         const on = !/^(false|0|)$/i.test(text.trim())
@@ -284,8 +124,7 @@ export function addWithEnvironment(command: Command, options: Option[]): void {
 
 /** The flag that sets the option at `path`, if one does. */
 export function flagOf(path: string): string | undefined {
-  const flag = optionFlags.find((flag) => flag.option === path)
-  return flag && new Option(flag.flags).long
+  return serveFlags.flagOf(path)
 }
 
 /**
@@ -297,21 +136,27 @@ export function flagOf(path: string): string | undefined {
  */
 export function optionsOf(flags: Record<string, unknown>): Record<string, unknown> {
   const { org, apiKey = [], webhookUrl = [], webhookSecret } = flags as CombinedFlags
-  const options: Record<string, unknown> = {
+  return {
     organisations: org === undefined ? [] : [{ orgId: org, apiKeys: apiKey }],
     webhooks: webhookUrl.map((url) => ({ url, secret: webhookSecret })),
+    ...serveFlags.optionsOf(flags),
   }
-  for (const flag of optionFlags) {
-    const value = flags[new Option(flag.flags).attributeName()]
-    if (value === undefined) continue
-    const keys = flag.option.split('.')
-    const last = keys.pop() as string
-    let target = options
-    for (const key of keys) {
-      target[key] ??= {}
-      target = target[key] as Record<string, unknown>
-    }
-    target[last] = value
-  }
-  return options
+}
+
+/** The option a combined flag helps to build. */
+function combinedOptionOf(option: Option): string {
+  if (option.long === '--data') return 'data'
+  return option.long === '--org' || option.long === '--api-key' ? 'organisations' : 'webhooks'
+}
+
+/** The rows of the documentation's table of `serve`: one per flag, the combined ones last. */
+export function serveFlagDocs(): FlagDoc[] {
+  const combined = combinedFlags().map((option) => ({
+    flag: option.flags,
+    env: option.envVar ?? '',
+    option: combinedOptionOf(option),
+    default: '',
+    description: option.description,
+  }))
+  return [...serveFlags.docs(), ...combined]
 }

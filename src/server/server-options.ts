@@ -11,31 +11,46 @@ import { frontDoorOptionsSchema } from './front-door.ts'
  */
 export const serverOptionsSchema = mockApiOptionsSchema
   .extend({
-    /** 0 picks a free port. */
-    port: wholeNumber(0, 65_535).default(4010),
-    /** The address to bind. */
-    host: z.string().min(1).default('127.0.0.1'),
-    /** `false` answers every `/__mock` request 404, as if the control endpoints did not exist. */
-    control: z.boolean().default(true),
-    /**
-     * Requires `Authorization: Bearer <controlToken>` on every `/__mock` request (401 otherwise).
-     * Visible ASCII only, which the control endpoints check where they keep its hash.
-     */
-    controlToken: z.string().optional(),
+    port: wholeNumber(0, 65_535)
+      .default(4010)
+      .describe('the port to listen on; 0 picks a free one'),
+    host: z.string().min(1).default('127.0.0.1').describe('the address to bind'),
+    control: z
+      .boolean()
+      .default(true)
+      .describe(
+        'the /__mock control endpoints; without them every /__mock request answers 404, as if they did not exist',
+      ),
+    controlToken: z
+      .string()
+      .optional()
+      .describe(
+        'requires Authorization: Bearer <token> on every /__mock request (401 otherwise); visible ASCII only',
+      ),
     ...frontDoorOptionsSchema.shape,
-    /** A client must have sent its request headers within this time (408 and closed otherwise). */
-    headersTimeoutMs: wholeNumber(1).default(10_000),
-    /** A client must have sent its whole request within this time (408 and closed otherwise). */
-    requestTimeoutMs: wholeNumber(1).default(30_000),
-    /** An idle keep-alive connection is closed after this time. */
-    keepAliveTimeoutMs: wholeNumber(1).default(5_000),
-    /** A connection is closed after this many requests (0: no limit). */
-    maxRequestsPerSocket: wholeNumber(0).default(1_000),
-    /**
-     * Keeps the records in this file: loaded at start (with `organisations` applied on top), and
-     * every change written to disk before it is answered.
-     */
-    stateFile: z.string().min(1).optional(),
+    headersTimeoutMs: wholeNumber(1)
+      .default(10_000)
+      .describe(
+        'a client must have sent its request headers within this many milliseconds (408 and closed otherwise)',
+      ),
+    requestTimeoutMs: wholeNumber(1)
+      .default(30_000)
+      .describe(
+        'a client must have sent its whole request within this many milliseconds (408 and closed otherwise)',
+      ),
+    keepAliveTimeoutMs: wholeNumber(1)
+      .default(5_000)
+      .describe('an idle keep-alive connection is closed after this many milliseconds'),
+    maxRequestsPerSocket: wholeNumber(0)
+      .default(1_000)
+      .describe('a connection is closed after this many requests (0: no limit)'),
+    stateFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'keeps the records in this file: loaded at start (the added organisations on top), every change on disk before it is answered',
+      ),
   })
   .superRefine((options, context) => {
     if (options.headersTimeoutMs > options.requestTimeoutMs) {

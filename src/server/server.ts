@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { MockCore } from '../core/mock-core.ts'
-import { parseOptions } from '../options.ts'
+import { parseOptions } from '../errors.ts'
 import {
   answerExpectation,
   clientErrorResponse,

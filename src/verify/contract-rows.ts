@@ -5,11 +5,11 @@ import { errorRow } from './error-row.ts'
 import type { Answer } from './exchange.ts'
 import { createdProfile, type StepName, updatedProfile } from './plan.ts'
 import {
+  answeredProfile,
   describeAnswer,
   describeValues,
   isErrorBody,
   isObject,
-  profileOf,
   type Row,
   statusesOf,
   withAnswers,
@@ -118,7 +118,7 @@ const identifyRows: Row[] = [
       withAnswers(results, identifySteps, (answers) =>
         judge(
           issuesOf(answers, 'enum').length === 0,
-          describeValues(answers.map((a) => profileOf(a).registrationStatus)),
+          describeValues(answers.map((a) => answeredProfile(a).registrationStatus)),
         ),
       ),
   },
@@ -171,7 +171,7 @@ export function fieldsNotApplied(
   answer: Answer,
   sent: Readonly<Record<string, unknown>>,
 ): string[] {
-  const profile = profileOf(answer)
+  const profile = answeredProfile(answer)
   return Object.entries(sent).flatMap(([field, value]) =>
     profile[field] === value
       ? []

@@ -4,9 +4,9 @@ import { errorRow } from './error-row.ts'
 import type { Answer } from './exchange.ts'
 import { createdProfile, updatedProfile } from './plan.ts'
 import {
+  answeredProfile,
   describeAnswer,
   describeValues,
-  profileOf,
   type Row,
   statusesOf,
   withAnswers,
@@ -62,7 +62,7 @@ const profileRows: Row[] = [
         return skipped('needs --groups: without existing group ids only [] is sent')
       }
       return withAnswers(results, identifySteps, (answers) => {
-        const seen = answers.map((a) => profileOf(a).userGroups)
+        const seen = answers.map((a) => answeredProfile(a).userGroups)
         const wanted = [ctx.groups, ctx.groups, ctx.groups.slice(1, 2)]
         return judge(shown(seen) === shown(wanted), seen.map(shown).join(', '))
       })
@@ -83,7 +83,7 @@ const profileRows: Row[] = [
       'The real API gives one user several userIds: code that stores userId sees duplicates there.',
     judge: (results) =>
       withAnswers(results, identifySteps, (answers) => {
-        const ids = answers.map((a) => profileOf(a).userId)
+        const ids = answers.map((a) => answeredProfile(a).userId)
         return judge(typeof ids[0] === 'string' && new Set(ids).size === 1, describeValues(ids))
       }),
   },
@@ -95,7 +95,7 @@ const profileRows: Row[] = [
       'New users start in another state on the real API: onboarding logic tested against the mock takes another branch there.',
     judge: (results) =>
       withAnswers(results, ['create'], ([created]) => {
-        const { registrationStatus, registeredAt } = profileOf(created)
+        const { registrationStatus, registeredAt } = answeredProfile(created)
         return judge(
           registrationStatus === 'registered' && typeof registeredAt === 'string',
           `registrationStatus ${shown(registrationStatus)}, registeredAt ${shown(registeredAt)}`,
@@ -111,7 +111,7 @@ const profileRows: Row[] = [
     judge: (results) =>
       withAnswers(results, identifySteps, (answers) => {
         const times = answers.flatMap((a) => {
-          const { lastActive, registeredAt } = profileOf(a)
+          const { lastActive, registeredAt } = answeredProfile(a)
           return [lastActive, registeredAt].filter((t) => t !== null && t !== undefined)
         })
         const odd = times.filter((t) => typeof t !== 'string' || !timestampPattern.test(t))
@@ -127,7 +127,7 @@ const profileRows: Row[] = [
       'The real API leaves out fields it has no value for: code that tells `null` from a missing field takes another branch there.',
     judge: (results) =>
       withAnswers(results, ['create'], ([created]) => {
-        const profile = profileOf(created)
+        const profile = answeredProfile(created)
         const wrong = neverSetFields.filter((f) => profile[f] !== null)
         return wrong.length === 0
           ? same('all null')

@@ -19,6 +19,8 @@ export const verifyDefaults = {
  */
 export const maxVerifyRequests = 40
 
+const timeoutError = 'expected a whole number of milliseconds above 0, up to 600000'
+
 const fetchSchema = z.custom<typeof fetch>((value) => typeof value === 'function', {
   message: 'expected a fetch function',
 })
@@ -31,32 +33,66 @@ const fetchSchema = z.custom<typeof fetch>((value) => typeof value === 'function
  * verifyOptionsSchema.parse({ baseUrl: 'https://staging.example.com', apiKey: 'k', orgId: 'acme' })
  */
 export const verifyOptionsSchema = z.strictObject({
-  /** The deployment to check, e.g. `https://staging.example.com` (the API's paths go under it). */
   baseUrl: z
     .url({ protocol: /^https?$/, message: 'expected an http or https URL' })
     .refine((url) => !/[?#]/.test(url), 'expected a URL without a query or a fragment')
     .refine(
       (url) => !URL.canParse(url) || new URL(url).username + new URL(url).password === '',
       'expected a URL without a user name or password (errors and --dry-run would print them)',
+    )
+    .describe(
+      'the deployment to check, e.g. https://staging.example.com (the API paths go under it)',
     ),
-  /** An API key of `orgId`. Sent only as `Authorization: Bearer`, never printed. */
-  apiKey: z.string().regex(visibleAscii, 'expected visible ASCII characters, at least one'),
-  /** The organisation the key belongs to: the throwaway user is created there. */
-  orgId: z.string().min(1),
-  /** An organisation the key does not belong to; by default a random one. */
-  otherOrgId: z.string().min(1).optional(),
-  /** Existing user groups of `orgId`, to check `userGroups`; without them only `[]` is sent. */
-  groups: z.array(z.string().min(1)).max(10).default([]),
-  /** Decision rows count as failures too. */
-  strict: z.boolean().default(false),
-  /** How long each request may take, in milliseconds; a late answer makes its rows differ. */
-  timeoutMs: z.int().min(1).max(600_000).default(verifyDefaults.timeoutMs),
-  /** The start of the throwaway user's id (a random part follows), so it says what it is. */
-  userIdPrefix: z.string().min(1).max(64).default(verifyDefaults.userIdPrefix),
-  /** The `fetch` requests go through; by default the global one at the time of each request. */
-  fetch: fetchSchema.optional(),
-  /** Aborting it stops the run: the throwaway user is deleted, then it rejects (`interrupted`). */
-  signal: z.custom<AbortSignal>((value) => value instanceof AbortSignal).optional(),
+  apiKey: z
+    .string()
+    .regex(visibleAscii, 'expected visible ASCII characters, at least one')
+    .describe('an API key of the organisation; sent only as Authorization: Bearer, never printed'),
+  orgId: z
+    .string()
+    .min(1)
+    .describe('the organisation the key belongs to: the throwaway user is created there'),
+  otherOrgId: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('an organisation the key does not belong to; by default a random one'),
+  groups: z
+    .array(z.string().min(1))
+    .max(10)
+    .default([])
+    .describe(
+      'existing user groups of the organisation, to check userGroups; else only [] is sent',
+    ),
+  strict: z.boolean().default(false).describe('decision rows count as failures too'),
+  timeoutMs: z
+    .int({ error: timeoutError })
+    .min(1, { error: timeoutError })
+    .max(600_000, { error: timeoutError })
+    .default(verifyDefaults.timeoutMs)
+    .describe(
+      'how long each request may take, in milliseconds; a late answer makes its rows differ',
+    ),
+  userIdPrefix: z
+    .string()
+    .min(1)
+    .max(64)
+    .default(verifyDefaults.userIdPrefix)
+    .describe(
+      "the start of the throwaway user's id (a random part follows), so it says what it is",
+    ),
+  fetch: fetchSchema
+    .optional()
+    .describe(
+      'the fetch requests go through; by default the global one at the time of each request',
+    )
+    .meta({ noFlag: 'a function, which no command line can give' }),
+  signal: z
+    .custom<AbortSignal>((value) => value instanceof AbortSignal)
+    .optional()
+    .describe(
+      'aborting it stops the run: the throwaway user is deleted, then it rejects (interrupted)',
+    )
+    .meta({ noFlag: 'the command aborts its run on Ctrl-C' }),
 })
 
 export type VerifyOptions = z.input<typeof verifyOptionsSchema>

@@ -63,7 +63,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /** The `data` object of an identify answer, or an empty object. */
-export function profileOf(answer: Answer): Record<string, unknown> {
+export function answeredProfile(answer: Answer): Record<string, unknown> {
   const data = isObject(answer.json) ? answer.json.data : undefined
   return isObject(data) ? data : {}
 }

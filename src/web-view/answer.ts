@@ -1,4 +1,4 @@
-import type { WireResponse } from '../errors.ts'
+import { ApiError, apiErrors, type WireResponse } from '../errors.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
@@ -43,15 +43,27 @@ function createNonce(): string {
  * A web-view page: `render` is given the nonce its style and script carry, and the answer the
  * headers of every page.
  *
- * @example webViewPage(403, (nonce) => renderErrorPage('Forbidden', nonce))
+ * @example webViewPage(200, (nonce) => renderSignedInPage({ …, nonce }))
  */
-export function webViewPage(
+function webViewPage(
   status: number,
   render: (nonce: string) => string,
   headers: Record<string, string> = {},
 ): WireResponse {
   const nonce = createNonce()
   return { status, headers: { ...pageHeaders(nonce), ...headers }, body: render(nonce) }
+}
+
+/**
+ * An error of {@link apiErrors} as the web view shows it: an HTML page titled with its message,
+ * with its status and headers.
+ *
+ * @example webViewErrorPage(new ApiError('forbidden'))
+ */
+export function webViewErrorPage(error: ApiError): WireResponse {
+  return webViewPage(error.status, (nonce) => renderErrorPage(error.message, nonce), {
+    ...error.headers,
+  })
 }
 
 /**
@@ -67,16 +79,16 @@ export async function answerWebView(
   messages: WebViewMessages,
 ): Promise<WireResponse> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return webViewPage(405, (nonce) => renderErrorPage('Method not allowed', nonce), {
-      allow: allowHeader(['GET']),
-    })
+    return webViewErrorPage(
+      new ApiError('methodNotAllowed', { headers: { allow: allowHeader(['GET']) } }),
+    )
   }
   const query = new URL(request.target, 'http://web-view.invalid').searchParams
   const orgId = query.get('orgId') ?? ''
   const token = query.get('token')
   const closeButton = query.get('webview') === 'true'
   const refresh = (failure: SignInFailure, reason: string = failure) =>
-    webViewPage(401, (nonce) =>
+    webViewPage(apiErrors.unauthorized.status, (nonce) =>
       renderRefreshPage({ failure, reason, closeButton, messages, nonce }),
     )
   const headers: Record<string, string> = {}

@@ -92,50 +92,6 @@ export const webhookEnvelopeSchema = z.object({
 })
 export type WebhookEnvelope = z.output<typeof webhookEnvelopeSchema>
 
-const userFields = {
-  /** The platform's internal user id: the API's `userId`. */
-  user_id: z.string(),
-  /** The caller's own `id` from identify. */
-  custom_id: z.string().nullable(),
-  phone_number: z.string().nullable(),
-}
-
-/**
- * One notification of a `notifications.sent` event, for one user.
- *
- * @example notificationSchema.parse({ title, body, path: '/learning', user_id, custom_id, phone_number: null })
- */
-export const notificationSchema = z.object({
-  title: z.string(),
-  body: z.string(),
-  /** The web-view path to open when tapped, e.g. `/learning`. */
-  path: z.string(),
-  ...userFields,
-})
-export type Notification = z.output<typeof notificationSchema>
-
-/**
- * A `notifications.sent` delivery: reminders and admin notifications, to forward as pushes.
- *
- * @example notificationsSentEventSchema.parse(JSON.parse(deliveredBody))
- */
-export const notificationsSentEventSchema = webhookEnvelopeSchema.extend({
-  type: z.literal('notifications.sent'),
-  data: z.object({ notifications: z.array(notificationSchema) }),
-})
-export type NotificationsSentEvent = z.output<typeof notificationsSentEventSchema>
-
-/**
- * A `user.course.started` delivery.
- *
- * @example userCourseStartedEventSchema.parse(JSON.parse(deliveredBody))
- */
-export const userCourseStartedEventSchema = webhookEnvelopeSchema.extend({
-  type: z.literal('user.course.started'),
-  data: z.object({ ...userFields, course_id: z.string() }),
-})
-export type UserCourseStartedEvent = z.output<typeof userCourseStartedEventSchema>
-
 /**
  * An event as raised: its message id (`msg_…`, the `svix-id` of every attempt) and the envelope.
  *
@@ -143,57 +99,6 @@ export type UserCourseStartedEvent = z.output<typeof userCourseStartedEventSchem
  */
 export const raisedWebhookEventSchema = webhookEnvelopeSchema.extend({ id: z.string() })
 export type RaisedWebhookEvent = z.output<typeof raisedWebhookEventSchema>
-
-const eventInputTimestampSchema = z.iso
-  .datetime({ offset: true })
-  .transform((text) => new Date(text).toISOString())
-  .optional()
-
-const userTarget = { orgId: z.string().min(1), id: z.string().min(1) }
-
-/**
- * The two named events a test raises (`POST /__mock/events`, `api.events.raise`), each with the
- * user it is for. `timestamp` (ISO 8601 with an offset) makes a late event; it defaults to now.
- *
- * @example namedWebhookEventInputSchemas['notifications.sent'].parse({ type: 'notifications.sent', orgId: 'org-1', id: 'u-1' })
- */
-export const namedWebhookEventInputSchemas = {
-  'notifications.sent': z.strictObject({
-    type: z.literal('notifications.sent'),
-    ...userTarget,
-    title: z.string().optional(),
-    body: z.string().optional(),
-    path: z.string().optional(),
-    timestamp: eventInputTimestampSchema,
-  }),
-  'user.course.started': z.strictObject({
-    type: z.literal('user.course.started'),
-    ...userTarget,
-    courseId: z.string().min(1).optional(),
-    timestamp: eventInputTimestampSchema,
-  }),
-}
-
-/**
- * Any other event a test raises: its type and its `data`, given whole (the platform's catalogue
- * is not public).
- *
- * @example customWebhookEventInputSchema.parse({ type: 'user.registered', data: { user_id: 'u' } })
- */
-export const customWebhookEventInputSchema = z.strictObject({
-  type: webhookEventTypeSchema,
-  data: z.record(z.string(), z.unknown()),
-  timestamp: eventInputTimestampSchema,
-})
-
-/** An event to raise: one of the named events, or any other with its `data` whole. */
-export type WebhookEventInput =
-  | {
-      [K in keyof typeof namedWebhookEventInputSchemas]: z.input<
-        (typeof namedWebhookEventInputSchemas)[K]
-      >
-    }[keyof typeof namedWebhookEventInputSchemas]
-  | z.input<typeof customWebhookEventInputSchema>
 
 /**
  * One attempt of a delivery: when it started, and the status the receiver answered or why there

@@ -12,6 +12,7 @@ import {
   type IdentifyUserResponse,
   type JournalEntry,
   type JsonValue,
+  type MockApi,
   type MockApiOptions,
   type MockState,
   type Operation,
@@ -53,6 +54,12 @@ describe('createMockApi', () => {
       id?: string | undefined
     }>()
     expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
+  })
+
+  it("shows only what a user calls, not the core's internals", () => {
+    expectTypeOf<MockApi>().not.toHaveProperty('transact')
+    expectTypeOf<MockApi>().not.toHaveProperty('options')
+    expectTypeOf<MockApi>().toHaveProperty('queuedFaults')
   })
 
   it('gives a standard fetch, and calls typed by operation', () => {

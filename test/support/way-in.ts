@@ -1,6 +1,5 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import { setupServer } from 'msw/node'
-import type { MockCore } from '../../src/core/mock-core.ts'
 import type {
   Credentials,
   Fault,
@@ -12,6 +11,9 @@ import type {
 import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { keepAliveAgent, type RawAnswer, sendRaw } from './http-client.ts'
+
+/** The mock behind a way in as the tests read it: a server's core or an in-process `MockApi`. */
+type Core = Omit<MockApi, 'handlers' | 'fetch'>
 
 /** A request as a client writes it: the target exactly as sent, headers in the order given. */
 export interface RawRequest {
@@ -37,7 +39,7 @@ export interface WayIn {
   /** Sends `request` as this way in carries it, the target and header values as given. */
   send(request: RawRequest): Promise<Answer>
   /** The mock behind this way in, in this process. */
-  core: MockCore
+  core: Core
   credentials: Credentials[]
   /** The controls as a user of this way in reaches them: in-process, or `/__mock` over HTTP. */
   reset(): Promise<void>
@@ -75,7 +77,7 @@ async function sendWith(send: typeof fetch, base: string, request: RawRequest): 
 }
 
 /** Calls `core.dispatch` in the same turn, so calls are queued in the order they are made. */
-export async function dispatchRaw(core: MockCore, request: RawRequest): Promise<Answer> {
+export async function dispatchRaw(core: Core, request: RawRequest): Promise<Answer> {
   const headers = new Map(pairsOf(request.headers).map(([name, v]) => [name.toLowerCase(), v]))
   const response = await core.dispatch({
     method: request.method,
@@ -167,7 +169,7 @@ export function overHttp(
   base: string,
   credentials: Credentials[],
   stop: () => Promise<void>,
-  core?: MockCore,
+  core?: Core,
 ): WayIn {
   const agent = keepAliveAgent(Number.POSITIVE_INFINITY)
   const control = async (method: string, path: string, body?: unknown) => {
@@ -192,7 +194,7 @@ export function overHttp(
         body: bytesOf(request.body),
         agent,
       }),
-    get core(): MockCore {
+    get core(): Core {
       if (core) return core
       throw new Error(`the mock at ${base} runs in another process: reach it over HTTP`)
     },
@@ -214,7 +216,7 @@ export function overHttp(
 
 /** Sends a JSON request with an API key through `dispatch`, and reads the JSON answer. */
 export async function dispatchJson(
-  core: MockCore,
+  core: Core,
   method: string,
   target: string,
   options: { key?: string; body?: unknown } = {},

@@ -3,31 +3,34 @@ import { planVerification } from '../../verify/dry-run.ts'
 import { VerifyError, type VerifyPlanOptions } from '../../verify/options.ts'
 import { verifyDeployment } from '../../verify/run.ts'
 import { fileErrorInWords } from '../files/file-errors.ts'
-import { type VerifyFlags, verifyExitCodes } from './command.ts'
+import { verifyExitCodes } from './exit-codes.ts'
 import { formatPlan, formatReport } from './format-report.ts'
 import { formatJUnit } from './junit.ts'
 
+/** What `verify` does with a run beside the options of `verifyDeployment`. */
+export interface VerifyOutput {
+  /** Print the report (or the plan) as one JSON document. */
+  json: boolean
+  /** Also write the report as JUnit XML to this file. */
+  junit?: string | undefined
+  /** Print the plan and send nothing. */
+  dryRun: boolean
+}
+
 /**
- * Runs `identify-api-mock verify` with its parsed flags, and exits: 0, 1, 2 (one line on stderr,
- * nothing on stdout) or 130 after Ctrl-C, once the throwaway user is deleted.
+ * Runs `identify-api-mock verify` with the options its flags give, and exits: 0, 1, 2 (one line
+ * on stderr, nothing on stdout) or 130 after Ctrl-C, once the throwaway user is deleted.
  *
  * @example
- * await runVerifyCommand({ baseUrl, apiKey, org: 'acme', groups: [], strict: false, timeout: 10_000, idPrefix: 'verify-', json: false, dryRun: false })
+ * await runVerifyCommand({ baseUrl, apiKey, orgId: 'acme' }, { json: false, dryRun: false })
  */
-export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
+export async function runVerifyCommand(
+  given: VerifyPlanOptions,
+  flags: VerifyOutput,
+): Promise<never> {
   const interruption = new AbortController()
   process.once('SIGINT', () => interruption.abort())
-  const options: VerifyPlanOptions = {
-    baseUrl: flags.baseUrl,
-    apiKey: flags.apiKey,
-    orgId: flags.org,
-    otherOrgId: flags.otherOrg,
-    groups: flags.groups,
-    strict: flags.strict,
-    timeoutMs: flags.timeout,
-    userIdPrefix: flags.idPrefix,
-    signal: interruption.signal,
-  }
+  const options: VerifyPlanOptions = { ...given, signal: interruption.signal }
   try {
     if (flags.dryRun) {
       const plan = planVerification(options)
@@ -44,7 +47,8 @@ export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
       )
     }
     const report = await verifyDeployment({ ...options, apiKey: options.apiKey })
-    if (flags.junit) await writeJUnit(flags.junit, formatJUnit(report, { strict: flags.strict }))
+    if (flags.junit)
+      await writeJUnit(flags.junit, formatJUnit(report, { strict: options.strict ?? false }))
     if (!report.throwawayUser.deleted) {
       process.stderr.write(
         `identify-api-mock: the throwaway user ${report.throwawayUser.id} of ${report.throwawayUser.orgId} could NOT be deleted: delete it by hand\n`,
@@ -53,7 +57,7 @@ export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
     const colour = process.stdout.isTTY === true && process.stdout.hasColors()
     const text = flags.json
       ? `${JSON.stringify(report, null, 2)}\n`
-      : formatReport(report, { colour, strict: flags.strict })
+      : formatReport(report, { colour, strict: options.strict ?? false })
     return exit(report.ok ? verifyExitCodes.ok : verifyExitCodes.differs, text)
   } catch (error) {
     if (!(error instanceof VerifyError)) throw error
