@@ -310,7 +310,7 @@ export class MockCore {
       if (this.#hasOrganisation(orgId)) throw new ApiError('conflict')
       const max = this.options.maxOrganisations
       if (db.organisations.size >= max) {
-        throw new TypeError(
+        throw new InvalidInput(
           `Invalid request parameters: the mock holds ${max} organisations, its limit (maxOrganisations, --max-orgs)`,
         )
       }
@@ -324,7 +324,7 @@ export class MockCore {
         }).state
       const start = startOfOrganisation(this.#ctx, orgId, parsed, apiKey, fixtures)
       if (db.collections.users.count() + start.users.length > this.options.maxUsers) {
-        throw new TypeError(
+        throw new InvalidInput(
           `Invalid request parameters: the mock would hold more than ${this.options.maxUsers} users, its limit (maxUsers, --max-users)`,
         )
       }
