@@ -60,6 +60,13 @@ const limitsShape = {
   maxTokensPerUser: wholeNumber(1).default(10),
   /** How long a web-view session lasts, in seconds (the cookie's `Max-Age`). */
   sessionTtlSeconds: wholeNumber(1).default(3600),
+  /** Web-view sessions kept per user; an 11th drops the user's oldest. */
+  maxSessionsPerUser: wholeNumber(1).default(10),
+  /**
+   * Everything stored, as the JSON size of the records (in characters); an operation that would
+   * pass it answers 500 and changes nothing.
+   */
+  maxStateBytes: wholeNumber(1).default(256 * 1024 * 1024),
 }
 
 const retryDelayError = 'expected whole numbers of milliseconds up to a day, e.g. 100,1000,5000'

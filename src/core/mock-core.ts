@@ -1,5 +1,10 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
-import { type Collections, Database, type MockState, type StateChange } from '../model/database.ts'
+import {
+  type Collections,
+  Database,
+  type MockState,
+  type PendingChanges,
+} from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from '../options.ts'
 import { authenticate } from '../rules/authenticate.ts'
@@ -30,10 +35,10 @@ export interface StateStore {
    */
   open(seeded: Dataset, organisations: ResolvedMockApiOptions['organisations']): Dataset
   /**
-   * Makes one operation's changes durable, or throws (the operation then answers 500, and the
-   * changes are offered again with the next operation's). `records` gives every record.
+   * Makes one operation's changes durable, all or none, or throws: the operation then answers
+   * 500 and its changes are taken back in memory too.
    */
-  commit(changes: readonly StateChange[], records: () => MockState): void
+  commit(writes: PendingChanges['writes']): void
   /** Replaces every stored record with `state`: after a reset. */
   replace(state: MockState): void
 }
@@ -133,7 +138,7 @@ export class MockCore {
     const { response, delayMs, call, path } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
-        this.#persist()
+        await this.#settle()
         return answer
       } catch (error) {
         return { ...answer, response: toErrorResponse(error) }
@@ -150,6 +155,22 @@ export class MockCore {
       ...call,
     })
     return response
+  }
+
+  /**
+   * The answer to an API request whose credentials are refused, given before its body is read (a
+   * 401 never costs the server a body); `undefined` when the request needs its body to be answered.
+   */
+  async answerUnread(request: WireRequest): Promise<WireResponse | undefined> {
+    const pathname = pathnameOf(request.target)
+    if (siteRowOf(pathname).part !== 'api') return undefined
+    try {
+      matchApiRoute(request.method, pathname)
+      authenticate(this.#ctx, request.headers.get('authorization'))
+      return undefined
+    } catch {
+      return this.dispatch({ ...request, body: null })
+    }
   }
 
   /**
@@ -198,7 +219,7 @@ export class MockCore {
   async transact<T>(task: (ctx: RuleContext) => T | Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
       const result = await task(this.#ctx)
-      this.#persist()
+      await this.#settle()
       return result
     })
   }
@@ -206,6 +227,17 @@ export class MockCore {
   /** A plain copy of every record, one array per collection. */
   async state(): Promise<MockState> {
     return this.#exclusive(async () => this.#ctx.db.snapshot())
+  }
+
+  /**
+   * Every record as the JSON of {@link state}, in pieces of about 64 KiB, never as one string:
+   * what `GET /__mock/state` writes as it reads. The records are those of the moment it is
+   * called; other operations run between the pieces, and a record one of them changes in place
+   * may show that change.
+   */
+  async stateJson(): Promise<AsyncIterable<string>> {
+    const records = await this.#exclusive(async () => this.#ctx.db.records())
+    return piecesOf(records)
   }
 
   /** The journal of requests, oldest first. */
@@ -227,7 +259,7 @@ export class MockCore {
   async redeemToken(orgId: string, token: string): Promise<RedeemResult> {
     return this.#exclusive(async () => {
       const result = redeemSignInToken(this.#ctx, orgId, token)
-      this.#persist()
+      await this.#settle()
       return result
     })
   }
@@ -241,16 +273,31 @@ export class MockCore {
   async #load(state: MockState): Promise<void> {
     const db = new Database()
     await db.load(state, { validated: true })
-    if (this.#store) db.trackChanges()
     this.#ctx = { ...this.#ctx, db }
   }
 
-  /** Hands the changes of the operation just run to the store, if any. */
-  #persist(): void {
+  /**
+   * Keeps the changes of the operation just run, written to the store if any; or, when they would
+   * pass `maxStateBytes` or the store cannot write them, takes them back and throws (a 500).
+   */
+  async #settle(): Promise<void> {
     const { db } = this.#ctx
-    if (!this.#store || db.pendingChanges.length === 0) return
-    this.#store.commit(db.pendingChanges, () => db.records())
-    db.clearChanges()
+    const pending = db.pending()
+    if (pending.writes.length === 0) return
+    try {
+      const limit = this.options.maxStateBytes
+      if (pending.bytes > limit && pending.bytes > db.bytes) {
+        this.#ctx.warn(
+          `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
+        )
+        throw new ApiError('internal')
+      }
+      this.#store?.commit(pending.writes)
+    } catch (error) {
+      await db.undo()
+      throw error
+    }
+    db.accept(pending)
   }
 
   /**
@@ -296,6 +343,24 @@ export class MockCore {
     const path = call === started.call ? pathname : redactPath(this.#ctx, pathname)
     return { response: started.withHeaders(response), delayMs, call, path }
   }
+}
+
+/** The JSON of `state`, in pieces of about 64 KiB; the event loop turns between them. */
+async function* piecesOf(state: MockState): AsyncGenerator<string> {
+  let piece = ''
+  for (const [index, [name, records]] of Object.entries(state).entries()) {
+    piece += `${index === 0 ? '{' : ','}${JSON.stringify(name)}:[`
+    for (const [i, record] of (records as object[]).entries()) {
+      piece += (i === 0 ? '' : ',') + JSON.stringify(record)
+      if (piece.length >= 65_536) {
+        yield piece
+        piece = ''
+        await new Promise((resolve) => setTimeout(resolve, 0))
+      }
+    }
+    piece += ']'
+  }
+  yield `${piece}}`
 }
 
 /** A call of any API route under way. */

@@ -76,6 +76,16 @@ const optionFlags: OptionFlag[] = [
     description: 'web-view session lifetime in seconds',
   },
   {
+    flags: '--max-sessions-per-user <n>',
+    option: 'maxSessionsPerUser',
+    description: "web-view sessions kept per user (a new one drops the user's oldest)",
+  },
+  {
+    flags: '--max-state-bytes <n>',
+    option: 'maxStateBytes',
+    description: 'JSON size of everything stored at most (an operation past it answers 500)',
+  },
+  {
     flags: '--strict-user-groups',
     option: 'strictUserGroups',
     description: 'answer 400 for userGroups the organisation does not have',
@@ -110,6 +120,11 @@ const optionFlags: OptionFlag[] = [
     option: 'stateFile',
     description:
       'keep the data in this file: loaded at start, every change on disk before it is answered',
+  },
+  {
+    flags: '--max-connections <n>',
+    option: 'maxConnections',
+    description: 'connections open at once at most (a request on one more answers 503)',
   },
   {
     flags: '--webhook-retry-schedule <ms,ms>',

@@ -31,9 +31,11 @@ export const serverOptionsSchema = mockApiOptionsSchema
     keepAliveTimeoutMs: wholeNumber(1).default(5_000),
     /** A connection is closed after this many requests (0: no limit). */
     maxRequestsPerSocket: wholeNumber(0).default(1_000),
+    /** Connections open at once at most: a request on one more answers 503 and is closed. */
+    maxConnections: wholeNumber(1).default(1_000),
     /**
-     * Keeps the records in this file: loaded at start (with `organisations` applied on top), and
-     * every change written to disk before it is answered.
+     * Keeps the records in this SQLite database: loaded at start (with `organisations` applied on
+     * top), and each operation's changes committed to disk before it is answered.
      */
     stateFile: z.string().min(1).optional(),
   })

@@ -50,20 +50,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     requestTimeoutMs,
     keepAliveTimeoutMs,
     maxRequestsPerSocket,
+    maxConnections,
     stateFile,
     ...mockOptions
   } = parseOptions(serverOptionsSchema, options)
   // Until the server is bound, the strictest rule; then the one of the address actually bound
   // (`localhost` may be 127.0.0.1 or ::1), before any request can arrive.
   const frontDoor = { allowedHosts, cors, loopbackOnly: true }
+  let connections = 0
   const listenerOptions = {
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket,
+    maxConnections,
+    openConnections: () => connections,
     frontDoor,
   }
   const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
   const core = new MockCore(seedDataset, mockOptions, store)
-  const answer = createAnswer(core, listenerOptions)
+  const site = createAnswer(core, listenerOptions)
   await core.ready
   const server = createServer(
     {
@@ -75,10 +79,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(answer, listenerOptions),
+    createRequestListener(site, listenerOptions),
   )
+  server.on('connection', (socket) => {
+    connections++
+    socket.once('close', () => connections--)
+  })
   server.keepAliveTimeout = keepAliveTimeoutMs
-  server.on('connect', createConnectListener(answer))
+  server.on('connect', createConnectListener(site.answer))
   server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy()
