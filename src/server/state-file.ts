@@ -53,9 +53,8 @@ export class StateFile {
     if (openHere.has(path)) throw new StateFileError(`${path} is already open in this process`)
     let db: DatabaseSync | undefined
     try {
-      // Created here, so that it is private from its first byte; an existing one is made so.
+      // Created here, so that it is private from its first byte; an existing one is made so below.
       closeSync(openSync(path, 'a', privateMode))
-      chmodSync(path, privateMode)
       db = new sqlite.DatabaseSync(path, { timeout: 0 })
       // Exclusive locking mode holds the lock from the first transaction to the close.
       db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT')
@@ -66,6 +65,7 @@ export class StateFile {
           `${path} is a SQLite database, but not a state file of identify-api-mock: start with a new file (another --state-file path); it was left as it is`,
         )
       }
+      chmodSync(path, privateMode)
       db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
         PRAGMA application_id = ${applicationId};
         CREATE TABLE IF NOT EXISTS records (
@@ -78,7 +78,7 @@ export class StateFile {
       db?.close()
       if (sqliteCode(error) === sqliteBusy) {
         throw new StateFileError(
-          `${path} is in use by another server: stop it, or choose another --state-file`,
+          `${path} is in use by another server (it holds its lock): stop it, or choose another --state-file`,
         )
       }
       throw asStateFileError(path, error)
