@@ -62,7 +62,7 @@ describe('a stranger', () => {
     expect(response.body).toBe(JSON.stringify({ code: 401, message: 'Unauthorized' }))
     await conn.closed
     await closeAll()
-  })
+  }, 30_000)
 })
 
 describe('connections and bodies', () => {
@@ -132,5 +132,5 @@ describe('GET /__mock/state', () => {
       await server.core.state(),
     )
     await closeAll()
-  })
+  }, 30_000)
 })

@@ -131,7 +131,7 @@ describe('the state file lock', () => {
     )
     file.close()
     expect(await openInChild(path)).toBe('opened')
-  })
+  }, 30_000)
 
   it('refuses with one line on a Node without node:sqlite (22.12 without its flag)', () => {
     const getBuiltinModule = process.getBuiltinModule.bind(process)
