@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, openSync, readSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { describeIssues } from '../errors.ts'
@@ -184,42 +184,34 @@ function keyOf(name: CollectionName, record: object): string {
  * of version 0.1) and what is not a file; a path that does not exist yet is fine.
  */
 function checkFile(path: string): void {
-  let size: number
+  let fd: number
   try {
-    const stats = statSync(path)
-    if (!stats.isFile()) throw new StateFileError(`${path} is not a file`)
-    size = stats.size
+    fd = openSync(path, 'r')
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      try {
-        statSync(dirname(path))
-        return
-      } catch {
-        throw new StateFileError(
-          `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
-        )
-      }
-    }
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
     throw asStateFileError(path, error)
   }
-  if (size === 0) return
-  const head = Buffer.alloc(sqliteHeader.length)
-  const fd = openSync(path, 'r')
   try {
-    readSync(fd, head, 0, head.length, 0)
+    if (!fstatSync(fd).isFile()) throw new StateFileError(`${path} is not a file`)
+    const head = Buffer.alloc(sqliteHeader.length)
+    if (readSync(fd, head, 0, head.length, 0) > 0 && head.toString('latin1') !== sqliteHeader) {
+      throw new StateFileError(
+        `${path} is not a state database (a JSON-lines state file of version 0.1 is not read any more): start with a new file (another --state-file path); it was left as it is`,
+      )
+    }
   } finally {
     closeSync(fd)
-  }
-  if (head.toString('latin1') !== sqliteHeader) {
-    throw new StateFileError(
-      `${path} is not a state database (a JSON-lines state file of version 0.1 is not read any more): start with a new file (another --state-file path); it was left as it is`,
-    )
   }
 }
 
 /** `error`, as the {@link StateFileError} of a file at `path` that cannot be used, in one line. */
 function asStateFileError(path: string, error: unknown): StateFileError {
   if (error instanceof StateFileError) return error
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    return new StateFileError(
+      `cannot use ${path} as a state file: its directory ${dirname(path)} does not exist`,
+    )
+  }
   return new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
 }
 
