@@ -218,7 +218,14 @@ export class MockCore {
    */
   async transact<T>(task: (ctx: RuleContext) => T | Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
-      const result = await task(this.#ctx)
+      let result: T
+      try {
+        result = await task(this.#ctx)
+      } catch (error) {
+        // A task that fails changes nothing, like a refused call.
+        await this.#ctx.db.undo()
+        throw error
+      }
       await this.#settle()
       return result
     })

@@ -185,7 +185,8 @@ export class Database {
         const collection = this.collections[change.collection] as PartitionedCollection<never>
         const record = recreated.get(change.record) ?? change.record
         if (change.op === 'delete') {
-          recreated.set(change.record, await collection.createValidated(record as never))
+          // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
+          recreated.set(change.record, await collection.createValidated(copyOf(record) as never))
         } else if (change.created) collection.delete(record as never)
         else Object.assign(record, change.before)
       }

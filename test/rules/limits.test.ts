@@ -246,7 +246,8 @@ describe('web-view sessions', () => {
 describe('maxStateBytes', () => {
   it('refuses with 500 and one line a call that would pass it, changing nothing; a delete still works', async () => {
     const warn = vi.spyOn(console, 'error').mockImplementation(() => {})
-    const core = mock({ maxStateBytes: 30_000 })
+    // One token per user: a refused identify of a known user has dropped its old token to take back.
+    const core = mock({ maxStateBytes: 30_000, maxTokensPerUser: 1 })
     const group = 'g'.repeat(250)
     let status = 200
     let i = 0
@@ -267,7 +268,11 @@ describe('maxStateBytes', () => {
     // An existing user that grows is refused too, and keeps what it had.
     const grown = await identify(core, { id: 'u-0', data: { lastName: 'l'.repeat(1000) } })
     expect(grown.status).toBe(500)
-    expect((await core.state()).users.find((u) => u.id === 'u-0')?.lastName).toBeNull()
+    const after = await core.state()
+    expect(after.users.find((u) => u.id === 'u-0')?.lastName).toBeNull()
+    expect(after.signInTokens.map((t) => t.tokenHash).sort()).toEqual(
+      state.signInTokens.map((t) => t.tokenHash).sort(),
+    )
     expect(warn).toHaveBeenLastCalledWith(
       expect.stringMatching(
         /past its limit of 30000 \(raise it with maxStateBytes or --max-state-bytes\)$/,

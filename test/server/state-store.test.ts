@@ -75,6 +75,27 @@ describe('a mock with a state store', () => {
     expect(commits.slice(1)).toEqual([['users put u-2', 'signInTokens put ']])
   })
 
+  it('takes back what a failing transaction changed, and writes none of it', async () => {
+    const { store, commits } = recordingStore()
+    const core = new MockCore(options, store)
+    const before = await core.state()
+    const [user] = before.users
+    await expect(
+      core.transact(async (ctx) => {
+        const stored = ctx.db.usersByUserId.get(user?.userId ?? '')
+        if (!stored) throw new Error('no user')
+        ctx.db.update('users', stored, { firstName: 'Changed' })
+        ctx.db.removeRecordsOf(user?.userId ?? '')
+        throw new Error('inspector failed')
+      }),
+    ).rejects.toThrow('inspector failed')
+    // The same records (one removed and taken back comes last in its collection's order).
+    const sorted = (state: MockState) =>
+      Object.values(state).map((records: object[]) => records.map((r) => JSON.stringify(r)).sort())
+    expect(sorted(await core.state())).toEqual(sorted(before))
+    expect(commits).toEqual([])
+  })
+
   it('refuses, with 500 and one line, a call that would take the state past maxStateBytes', async () => {
     const warn = vi.spyOn(console, 'error').mockImplementation(() => {})
     const { store, commits } = recordingStore()
