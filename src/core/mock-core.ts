@@ -112,7 +112,9 @@ export class MockCore {
     this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
     this.#credentials = start.credentials
-    this.ready = this.#exclusive(() => this.#load(start.state))
+    // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
+    // which would keep the records loaded at start alive for the life of the mock.
+    this.ready = this.#exclusive(this.#load.bind(this, start.state))
   }
 
   /** The organisations and API keys a client can use, keys in clear. */
