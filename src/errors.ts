@@ -24,6 +24,7 @@ export const apiErrors = {
   webhookNotFound: { status: 404, message: 'Webhook endpoint not found' },
   tooManyPendingDeliveries: { status: 429, message: 'Too many webhook deliveries pending' },
   internal: { status: 500, message: 'Internal server error' },
+  serviceUnavailable: { status: 503, message: 'Service unavailable' },
 } as const
 
 export type ApiErrorCode = keyof typeof apiErrors

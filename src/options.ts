@@ -63,6 +63,14 @@ const limitsShape = {
     .describe(
       'organisations at most, seeded, from data and created at run time together; one more is refused (400 on the control endpoint, a TypeError in-process)',
     ),
+  maxSessionsPerUser: wholeNumber(1)
+    .default(10)
+    .describe("web-view sessions kept per user; a new one drops the user's oldest"),
+  maxStateBytes: wholeNumber(1)
+    .default(256 * 1024 * 1024)
+    .describe(
+      'everything stored, as the JSON size of the records (in characters); an operation that would pass it answers 500 and changes nothing',
+    ),
 }
 
 const retryDelayError = 'expected whole numbers of milliseconds up to a day, e.g. 100,1000,5000'

@@ -23,6 +23,8 @@ export interface MockServer {
   /** Heap (after garbage collection), RSS and peak RSS of the server process. */
   memory(): Promise<Memory>
   stop(): Promise<void>
+  /** Kills it with SIGKILL, as a crash or `docker kill` would. */
+  kill(): Promise<void>
 }
 
 export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
@@ -39,6 +41,11 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
       return reply
     },
     stop: () => stop(child),
+    kill: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => resolve())
+        child.kill('SIGKILL')
+      }),
   }
 }
 

@@ -69,7 +69,12 @@ export const controlRoutes = [
   {
     method: 'GET',
     path: controlPaths.state,
-    run: async (core) => jsonResponse(200, await core.state()),
+    run: async (core) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+      chunks: await core.stateJson(),
+    }),
   },
   {
     method: 'GET',

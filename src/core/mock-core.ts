@@ -1,7 +1,13 @@
 import { z } from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../data-file.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../errors.ts'
-import { type Collections, Database, type MockState, type StateChange } from '../model/database.ts'
+import {
+  type Collections,
+  Database,
+  type MockState,
+  type PendingChanges,
+  type StateChange,
+} from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
 import { orgKey } from '../model/indexes.ts'
@@ -49,10 +55,10 @@ export interface StateStore {
    */
   open(seeded: Dataset, organisations: ResolvedMockApiOptions['organisations']): Dataset
   /**
-   * Makes one operation's changes durable, or throws (the operation then answers 500, and the
-   * changes are offered again with the next operation's). `records` gives every record.
+   * Makes one operation's changes durable, all or none, or throws: the operation then answers
+   * 500 and its changes are taken back in memory too.
    */
-  commit(changes: readonly StateChange[], records: () => MockState): void
+  commit(writes: PendingChanges['writes']): void
   /** Replaces every stored record with `state`: after a reset. */
   replace(state: MockState): void
 }
@@ -156,7 +162,9 @@ export class MockCore {
     this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
     this.#credentials = start.credentials
-    this.ready = this.#exclusive(() => this.#load(start.state))
+    // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
+    // which would keep the records loaded at start alive for the life of the mock.
+    this.ready = this.#exclusive(this.#load.bind(this, start.state))
   }
 
   /** The organisations and API keys a client can use, keys in clear. */
@@ -182,7 +190,7 @@ export class MockCore {
     const { response, delayMs, call, path, orgId } = await this.#exclusive(async () => {
       const answer = await this.#answer(request)
       try {
-        this.#persist()
+        await this.#settle()
         return answer
       } catch (error) {
         return { ...answer, response: toErrorResponse(error) }
@@ -202,6 +210,22 @@ export class MockCore {
       orgId,
     })
     return response
+  }
+
+  /**
+   * The answer to an API request whose credentials are refused, given before its body is read (a
+   * 401 never costs the server a body); `undefined` when the request needs its body to be answered.
+   */
+  async answerUnread(request: WireRequest): Promise<WireResponse | undefined> {
+    const pathname = pathnameOf(request.target)
+    if (siteRowOf(pathname).part !== 'api') return undefined
+    try {
+      matchApiRoute(request.method, pathname)
+      authenticate(this.#ctx, request.headers.get('authorization'))
+      return undefined
+    } catch {
+      return this.dispatch({ ...request, body: null })
+    }
   }
 
   /**
@@ -258,8 +282,15 @@ export class MockCore {
    */
   async transact<T>(task: (ctx: RuleContext) => T | Promise<T>): Promise<T> {
     return this.#exclusive(async () => {
-      const result = await task(this.#ctx)
-      this.#persist()
+      let result: T
+      try {
+        result = await task(this.#ctx)
+      } catch (error) {
+        // A task that fails changes nothing, like a refused call.
+        await this.#ctx.db.undo()
+        throw error
+      }
+      await this.#settle()
       return result
     })
   }
@@ -267,6 +298,17 @@ export class MockCore {
   /** A plain copy of every record, one array per collection. */
   async state(): Promise<MockState> {
     return this.#exclusive(async () => this.#ctx.db.snapshot())
+  }
+
+  /**
+   * Every record as the JSON of {@link state}, in pieces of about 64 KiB, never as one string:
+   * what `GET /__mock/state` writes as it reads. The records are those of the moment it is
+   * called; other operations run between the pieces, and a record one of them changes in place
+   * may show that change.
+   */
+  async stateJson(): Promise<AsyncIterable<string>> {
+    const records = await this.#exclusive(async () => this.#ctx.db.records())
+    return piecesOf(records)
   }
 
   /** The journal of requests, oldest first; with an `orgId`, only the calls naming it. */
@@ -293,7 +335,7 @@ export class MockCore {
   async redeemToken(orgId: string, token: string): Promise<RedeemResult> {
     return this.#exclusive(async () => {
       const result = redeemSignInToken(this.#ctx, orgId, token)
-      this.#persist()
+      await this.#settle()
       return result
     })
   }
@@ -304,7 +346,7 @@ export class MockCore {
 
   async #createOrganisation(input: OrganisationInput = {}): Promise<CreatedOrganisation> {
     const parsed = parseInput(organisationInputSchema, input)
-    const created = await this.#exclusive(async () => {
+    const created = await this.transact(async () => {
       const { db } = this.#ctx
       const orgId = parsed.orgId ?? generateOrganisationId()
       if (this.#hasOrganisation(orgId)) throw new ApiError('conflict')
@@ -330,26 +372,24 @@ export class MockCore {
       }
       await db.load(start)
       await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
-      this.#persist()
-      const name = start.organisations[0]?.name ?? orgId
-      this.#credentials = [...this.#credentials, { orgId, name, apiKeys: [apiKey] }]
-      return { orgId, apiKey }
+      return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
     })
-    return created
+    const { orgId, apiKey, name } = created
+    this.#credentials = [...this.#credentials, { orgId, name, apiKeys: [apiKey] }]
+    return { orgId, apiKey }
   }
 
   async #removeOrganisation(orgId: string): Promise<void> {
-    await this.#exclusive(async () => {
+    await this.transact(async () => {
       if (!this.#hasOrganisation(orgId)) throw new ApiError('notFound')
       this.#ctx.db.removeOrganisation(orgId)
-      this.#persist()
-      this.#credentials = this.#credentials.filter((c) => c.orgId !== orgId)
     })
+    this.#credentials = this.#credentials.filter((c) => c.orgId !== orgId)
     this.#forgetCallsOf(orgId)
   }
 
   async #resetOrganisation(orgId: string): Promise<void> {
-    await this.#exclusive(async () => {
+    await this.transact(async () => {
       const { db } = this.#ctx
       if (!this.#hasOrganisation(orgId)) throw new ApiError('notFound')
       const created = db.organisationStarts.get(orgId)
@@ -360,7 +400,6 @@ export class MockCore {
       db.removeOrganisation(orgId)
       await db.load(start, { validated: true })
       if (startRecord) await db.collections.organisationStarts.create(startRecord)
-      this.#persist()
     })
     this.#forgetCallsOf(orgId)
   }
@@ -375,7 +414,7 @@ export class MockCore {
   async #putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
     return this.#exclusive(async () => {
       const created = await putUser(this.#ctx, orgId, id, user)
-      this.#persist()
+      await this.#settle()
       return { created }
     })
   }
@@ -389,16 +428,31 @@ export class MockCore {
   async #load(state: MockState): Promise<void> {
     const db = new Database()
     await db.load(state, { validated: true })
-    if (this.#store) db.trackChanges()
     this.#ctx = { ...this.#ctx, db }
   }
 
-  /** Hands the changes of the operation just run to the store, if any. */
-  #persist(): void {
+  /**
+   * Keeps the changes of the operation just run, written to the store if any; or, when they would
+   * pass `maxStateBytes` or the store cannot write them, takes them back and throws (a 500).
+   */
+  async #settle(): Promise<void> {
     const { db } = this.#ctx
-    if (!this.#store || db.pendingChanges.length === 0) return
-    this.#store.commit(db.pendingChanges, () => db.records())
-    db.clearChanges()
+    const pending = db.pending()
+    if (pending.writes.length === 0) return
+    try {
+      const limit = this.options.maxStateBytes
+      if (pending.bytes > limit && pending.bytes > db.bytes) {
+        this.#ctx.warn(
+          `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
+        )
+        throw new ApiError('internal')
+      }
+      this.#store?.commit(pending.writes)
+    } catch (error) {
+      await db.undo()
+      throw error
+    }
+    db.accept(pending)
   }
 
   /**
@@ -452,6 +506,24 @@ export class MockCore {
     const { orgId } = targetOf(call)
     return { response: started.withHeaders(response), delayMs, call, path, orgId }
   }
+}
+
+/** The JSON of `state`, in pieces of about 64 KiB; the event loop turns between them. */
+async function* piecesOf(state: MockState): AsyncGenerator<string> {
+  let piece = ''
+  for (const [index, [name, records]] of Object.entries(state).entries()) {
+    piece += `${index === 0 ? '{' : ','}${JSON.stringify(name)}:[`
+    for (const [i, record] of (records as object[]).entries()) {
+      piece += (i === 0 ? '' : ',') + JSON.stringify(record)
+      if (piece.length >= 65_536) {
+        yield piece
+        piece = ''
+        await new Promise((resolve) => setTimeout(resolve, 0))
+      }
+    }
+    piece += ']'
+  }
+  yield `${piece}}`
 }
 
 /** A call of any API route under way. */

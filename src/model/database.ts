@@ -50,6 +50,22 @@ export type StateChange = {
   [C in keyof MockState]: { collection: C; op: 'put' | 'delete'; record: MockState[C][number] }
 }[keyof MockState]
 
+/** A change of the operation under way, as {@link Database.undo} takes it back. */
+type Logged = StateChange & {
+  /** A record created by the operation (rather than changed in place). */
+  created?: true
+  /** The fields a change in place replaced, as they were. */
+  before?: object
+}
+
+/** One operation's changes, measured: what a state file writes, and the state's size after them. */
+export interface PendingChanges {
+  /** Each record written (its JSON) or removed (`json: null`), in the order they happened. */
+  writes: { collection: CollectionName; record: object; json: string | null }[]
+  /** The JSON size of every record once the changes are kept, in characters. */
+  bytes: number
+}
+
 /**
  * The collections with the indexes the rules look records up by, so that no lookup by
  * `(orgId, id)`, key, token or user scans a collection. A reset builds a new `Database`
@@ -97,38 +113,93 @@ export class Database {
     signInTokens: (userId) => this.signInTokensByUserId.get(userId),
     webViewSessions: (userId) => this.webViewSessionsByUserId.get(userId),
   }
-  /** The changes not yet taken, while {@link trackChanges} is on. */
-  #changes: StateChange[] | undefined
+  /** The changes of the operation under way, oldest first (see {@link pending}). */
+  #log: Logged[] = []
+  /** Set while {@link undo} runs: what it does is not a change to take back. */
+  #undoing = false
+  /** The JSON size of each record and of them all, in characters: what `maxStateBytes` bounds. */
+  readonly #sizes = new WeakMap<object, number>()
+  #bytes = 0
 
   constructor() {
     for (const collection of collectionNames) {
       ;(this.collections[collection] as PartitionedCollection<never>).observe({
-        added: (record) => this.#changes?.push({ collection, op: 'put', record }),
-        removed: (record) => this.#changes?.push({ collection, op: 'delete', record }),
+        added: (record) => this.#record({ collection, op: 'put', record, created: true }),
+        removed: (record) => this.#record({ collection, op: 'delete', record }),
       })
     }
   }
 
+  /** The JSON size of every record kept, in characters (an operation under way aside). */
+  get bytes(): number {
+    return this.#bytes
+  }
+
   /**
-   * From now on, keeps every record created or removed (and each one a rule marks with
-   * {@link changed}) until {@link clearChanges}: what a state file appends after each operation.
+   * Changes `record` in place with `fields`: the way a rule changes a stored record, so that the
+   * change is written to the state file and can be taken back.
    */
-  trackChanges(): void {
-    this.#changes ??= []
+  update<C extends keyof MockState>(
+    collection: C,
+    record: MockState[C][number],
+    fields: Partial<MockState[C][number]>,
+  ): void {
+    const before = Object.fromEntries(
+      Object.keys(fields).map((field) => [field, (record as Record<string, unknown>)[field]]),
+    )
+    this.#record({ collection, op: 'put', record, before } as Logged)
+    Object.assign(record, fields)
   }
 
-  /** Marks `record` as changed in place, for the changes being tracked. */
-  changed<C extends keyof MockState>(collection: C, record: MockState[C][number]): void {
-    this.#changes?.push({ collection, op: 'put', record } as StateChange)
+  /** The changes of the operation under way, measured; {@link accept} or {@link undo} them next. */
+  pending(): PendingChanges {
+    let bytes = this.#bytes
+    const sizes = new Map<object, number>()
+    const writes: PendingChanges['writes'] = []
+    for (const { collection, op, record } of this.#log) {
+      const old = sizes.get(record) ?? this.#sizes.get(record) ?? 0
+      const json = op === 'put' ? JSON.stringify(record) : null
+      const size = json === null ? 0 : json.length
+      bytes += size - old
+      sizes.set(record, size)
+      writes.push({ collection, record, json })
+    }
+    return { writes, bytes }
   }
 
-  /** The changes tracked since the last {@link clearChanges}, in the order they happened. */
-  get pendingChanges(): readonly StateChange[] {
-    return this.#changes ?? []
+  /** Keeps the changes of the operation under way, measured by {@link pending}. */
+  accept({ writes, bytes }: PendingChanges): void {
+    for (const { record, json } of writes) {
+      if (json === null) this.#sizes.delete(record)
+      else this.#sizes.set(record, json.length)
+    }
+    this.#bytes = bytes
+    this.#log = []
   }
 
-  clearChanges(): void {
-    if (this.#changes) this.#changes = []
+  /** Takes back every change of the operation under way: the records are as they were before it. */
+  async undo(): Promise<void> {
+    this.#undoing = true
+    try {
+      // A record removed and created again is a new object: later changes name the old one.
+      const recreated = new Map<object, object>()
+      for (const change of this.#log.reverse()) {
+        const collection = this.collections[change.collection] as PartitionedCollection<never>
+        const record = recreated.get(change.record) ?? change.record
+        if (change.op === 'delete') {
+          // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
+          recreated.set(change.record, await collection.createValidated(copyOf(record) as never))
+        } else if (change.created) collection.delete(record as never)
+        else Object.assign(record, change.before)
+      }
+    } finally {
+      this.#log = []
+      this.#undoing = false
+    }
+  }
+
+  #record(change: Logged): void {
+    if (!this.#undoing) this.#log.push(change)
   }
 
   /**
@@ -139,11 +210,15 @@ export class Database {
     for (const name of collectionNames) {
       const collection = this.collections[name] as PartitionedCollection<never>
       for (const record of state[name] ?? []) {
-        await (validated
+        const stored: object = await (validated
           ? collection.createValidated(copyOf(record) as never)
           : collection.create(record as never))
+        const size = JSON.stringify(stored).length
+        this.#sizes.set(stored, size)
+        this.#bytes += size
       }
     }
+    this.#log = []
   }
 
   /** Every record, one array per collection: the stored objects themselves, not copies. */

@@ -14,6 +14,7 @@ export interface RuleContext
     | 'maxUserGroupsPerOrganisation'
     | 'maxTokensPerUser'
     | 'sessionTtlSeconds'
+    | 'maxSessionsPerUser'
   > {
   db: Database
   now: Clock
@@ -42,6 +43,7 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     maxUserGroupsPerOrganisation: options.maxUserGroupsPerOrganisation,
     maxTokensPerUser: options.maxTokensPerUser,
     sessionTtlSeconds: options.sessionTtlSeconds,
+    maxSessionsPerUser: options.maxSessionsPerUser,
     generateToken: options.generateToken ?? createTokenSource(),
     generateUserId: () => crypto.randomUUID(),
     warn: (message) => console.error(`identify-api-mock: ${message}`),

@@ -49,8 +49,7 @@ export async function identifyUser(
 
   const { userGroups: _, ...fields } = data
   if (user) {
-    Object.assign(user, fields, userGroups && { userGroups }, { lastActive: now })
-    ctx.db.changed('users', user)
+    ctx.db.update('users', user, { ...fields, ...(userGroups && { userGroups }), lastActive: now })
   } else {
     user = await ctx.db.collections.users.create({
       ...emptyProfile,

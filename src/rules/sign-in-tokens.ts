@@ -78,9 +78,7 @@ export function redeemSignInToken(ctx: RuleContext, orgId: string, token: string
   const checked = checkSignInToken(ctx, orgId, token, now)
   if (!checked.ok) return checked
   const { record, user } = checked
-  record.redeemedAt = formatTimestamp(now)
-  user.lastActive = formatTimestamp(now)
-  ctx.db.changed('signInTokens', record)
-  ctx.db.changed('users', user)
+  ctx.db.update('signInTokens', record, { redeemedAt: formatTimestamp(now) })
+  ctx.db.update('users', user, { lastActive: formatTimestamp(now) })
   return { ok: true, user }
 }

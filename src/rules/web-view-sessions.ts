@@ -6,7 +6,8 @@ import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
  * Opens a web-view session for `user`, valid for `sessionTtlSeconds`; returns the session id for
- * the cookie (stored hashed). Expired sessions and tokens are swept first.
+ * the cookie (stored hashed). Expired sessions and tokens are swept first, and the user keeps
+ * `maxSessionsPerUser` sessions in all: a session beyond drops the user's oldest.
  *
  * @example
  * const sessionId = await openWebViewSession(ctx, user)
@@ -14,6 +15,13 @@ import { formatTimestamp, timestampMs } from './timestamps.ts'
 export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Promise<string> {
   const now = ctx.now()
   sweepExpired(ctx, now)
+  const sessions = ctx.db.webViewSessionsByUserId.get(user.userId)
+  for (const oldest of sessions.slice(
+    0,
+    Math.max(0, sessions.length - ctx.maxSessionsPerUser + 1),
+  )) {
+    ctx.db.collections.webViewSessions.delete(oldest)
+  }
   const sessionId = generateSignInToken()
   await ctx.db.collections.webViewSessions.create({
     sessionHash: hashSecret(sessionId),

@@ -1,5 +1,6 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
-import type { Duplex } from 'node:stream'
+import { type Duplex, Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { type ControlOptions, createControlHandler } from '../control/control.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
@@ -25,13 +26,30 @@ export interface ListenerOptions {
    * with an empty 503, so the count is kept here instead.
    */
   maxRequestsPerSocket?: number
+  /** A request on a connection past this many open ones answers 503 and closes it. */
+  maxConnections?: number
+  /** How many connections are open (the server counts them). */
+  openConnections?: () => number
+}
+
+/** The request bodies being read at once, across every connection, at most (64 MiB). */
+export const maxBodiesBytes = 64 * 1024 * 1024
+
+/** What a request that needs its body answers before it is read: nothing yet. */
+const needsBody: WireResponse = { status: 0, headers: {}, body: '' }
+
+/** The mock, its control endpoints and the front door, both before and after a body is read. */
+export interface SiteAnswer {
+  answer: Responder
+  /** The answer of a request refused before its body is read (see `MockCore.answerUnread`). */
+  unread: (request: WireRequest) => Promise<WireResponse | undefined>
 }
 
 /**
  * The mock, its control endpoints and its OpenAPI document behind one function and the server's
  * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them.
  */
-export function createAnswer(core: MockCore, options: ListenerOptions = {}): Responder {
+export function createAnswer(core: MockCore, options: ListenerOptions = {}): SiteAnswer {
   const served = {
     control: createControlHandler(core, options.control),
     openapi: async (request: WireRequest) => answerOpenApi(request.method),
@@ -41,12 +59,22 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Res
     const row = siteRowOf(pathnameOf(request.target))
     return row.by === 'dispatch' ? await core.dispatch(request) : await served[row.part](request)
   }, frontDoor)
-  return async (request) => {
-    try {
-      return await guarded(request)
-    } catch (error) {
-      return toErrorResponse(error)
-    }
+  const guardedUnread = guardAnswer(
+    async (request) => (await core.answerUnread(request)) ?? needsBody,
+    frontDoor,
+  )
+  return {
+    answer: async (request) => {
+      try {
+        return await guarded(request)
+      } catch (error) {
+        return toErrorResponse(error)
+      }
+    },
+    unread: async (request) => {
+      const response = await guardedUnread(request)
+      return response.status === needsBody.status ? undefined : response
+    },
   }
 }
 
@@ -58,17 +86,40 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Res
  * It never lets an error escape (an unhandled rejection would stop the server): a client that
  * goes away mid-request gets no answer, and a failure to write one closes the connection.
  */
-export function createRequestListener(answer: Responder, options: ListenerOptions = {}) {
-  const { lingerMs = 1000, maxRequestsPerSocket = 0 } = options
+export function createRequestListener(site: SiteAnswer, options: ListenerOptions = {}) {
+  const { lingerMs = 1000, maxRequestsPerSocket = 0, maxConnections = Infinity } = options
+  const { openConnections = () => 0 } = options
   const requestsOf = new WeakMap<object, number>()
+  const bodies = { reading: 0 }
+  const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
   return (req: IncomingMessage, res: ServerResponse) => {
     const count = (requestsOf.get(req.socket) ?? 0) + 1
     requestsOf.set(req.socket, count)
     const last = maxRequestsPerSocket > 0 && count >= maxRequestsPerSocket
-    readWireRequest(req)
-      .then(async (request) => {
+    if (openConnections() > maxConnections) {
+      writeResponse(res, unavailable, { close: true })
+      res.once('finish', () => req.socket.destroy())
+      return
+    }
+    const hasBody =
+      req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
+    const unread = hasBody
+      ? site.unread({ ...requestLine(req), body: null })
+      : Promise.resolve(undefined)
+    unread
+      .then(async (early) => {
+        if (early) {
+          writeResponse(res, early, { close: true, lingerMs })
+          return
+        }
+        const request = await readWireRequest(req, bodies)
         if (!request) return
-        const response = await answer(request)
+        if (request === 'overBudget') {
+          writeResponse(res, unavailable, { close: true })
+          res.once('finish', () => req.socket.destroy())
+          return
+        }
+        const response = await site.answer(request)
         if (request.bodyTooLarge) writeResponse(res, response, { close: true, lingerMs })
         else writeResponse(res, response, { close: last })
       })
@@ -149,25 +200,43 @@ function hostLines(rawHeaders: readonly string[]): string | null {
 /**
  * Reads the body up to the limit. Past it, or when `Content-Length` announces more, it keeps
  * nothing and flags the body as too large at once; `undefined` when the client went away first.
+ * What it holds counts against `bodies.reading`, shared by every request being read: a body that
+ * would take it past {@link maxBodiesBytes} is not read (`'overBudget'`).
  */
-function readWireRequest(req: IncomingMessage): Promise<WireRequest | undefined> {
+function readWireRequest(
+  req: IncomingMessage,
+  bodies: { reading: number },
+): Promise<WireRequest | 'overBudget' | undefined> {
   const base = requestLine(req)
-  if (Number(req.headers['content-length']) > maxBodyBytes) {
+  const announced = Number(req.headers['content-length'])
+  if (announced > maxBodyBytes) {
     return Promise.resolve({ ...base, body: null, bodyTooLarge: true })
   }
+  // The announced length is held from the start: a client that sends all but a few bytes and
+  // waits must not slip past the budget.
+  let held = Number.isInteger(announced) && announced > 0 ? announced : 0
+  if (bodies.reading + held > maxBodiesBytes) return Promise.resolve('overBudget')
+  bodies.reading += held
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
-    const settle = (request: WireRequest | undefined) => {
+    const settle = (request: WireRequest | 'overBudget' | undefined) => {
       req.off('data', onData)
       req.off('end', onEnd)
       req.off('error', onGone)
       req.off('close', onGone)
       chunks.length = 0
+      bodies.reading -= held
+      held = 0
       resolve(request)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength
+      if (size > held) {
+        if (bodies.reading + size - held > maxBodiesBytes) return settle('overBudget')
+        bodies.reading += size - held
+        held = size
+      }
       if (size <= maxBodyBytes) chunks.push(chunk)
       else settle({ ...base, body: null, bodyTooLarge: true })
     }
@@ -190,6 +259,14 @@ function writeResponse(
   { close, lingerMs }: { close: boolean; lingerMs?: number },
 ) {
   if (res.headersSent || res.destroyed) return
+  if ('chunks' in response) {
+    // A body written as it is made (`GET /__mock/state`): chunked, at the pace the client reads.
+    res.writeHead(response.status, { ...response.headers, ...(close && { connection: 'close' }) })
+    pipeline(Readable.from(response.chunks as AsyncIterable<string>), res).catch(() =>
+      res.destroy(),
+    )
+    return
+  }
   const body = response.status === 204 ? '' : response.body
   res.writeHead(response.status, {
     ...response.headers,

@@ -44,12 +44,17 @@ export const serverOptionsSchema = mockApiOptionsSchema
     maxRequestsPerSocket: wholeNumber(0)
       .default(1_000)
       .describe('a connection is closed after this many requests (0: no limit)'),
+    maxConnections: wholeNumber(1)
+      .default(1_000)
+      .describe(
+        'connections open at once at most: a request on one more answers 503 and is closed',
+      ),
     stateFile: z
       .string()
       .min(1)
       .optional()
       .describe(
-        'keeps the records in this file: loaded at start (the added organisations on top), every change on disk before it is answered',
+        "keeps the records in this SQLite database: loaded at start (the added organisations on top), each operation's changes committed to disk before it is answered",
       ),
   })
   .superRefine((options, context) => {

@@ -49,18 +49,22 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     requestTimeoutMs,
     keepAliveTimeoutMs,
     maxRequestsPerSocket,
+    maxConnections,
     stateFile,
     ...mockOptions
   } = parseOptions(serverOptionsSchema, options)
   const frontDoor = { allowedHosts, cors }
+  let connections = 0
   const listenerOptions = {
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket,
+    maxConnections,
+    openConnections: () => connections,
     frontDoor,
   }
   const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
   const core = new MockCore(seedDataset, mockOptions, store)
-  const answer = createAnswer(core, listenerOptions)
+  const site = createAnswer(core, listenerOptions)
   await core.ready
   const server = createServer(
     {
@@ -72,10 +76,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(answer, listenerOptions),
+    createRequestListener(site, listenerOptions),
   )
+  server.on('connection', (socket) => {
+    connections++
+    socket.once('close', () => connections--)
+  })
   server.keepAliveTimeout = keepAliveTimeoutMs
-  server.on('connect', createConnectListener(answer))
+  server.on('connect', createConnectListener(site.answer))
   server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy()

@@ -5,7 +5,7 @@ import type { Credentials } from '../model/dataset.ts'
 import { apiKeyRecord } from '../model/declared-data.ts'
 import type { ResolvedMockApiOptions } from '../options.ts'
 import { hashSecret } from '../secrets.ts'
-import { asStateFileError, StateFile } from './state-file.ts'
+import { StateFile, StateFileError } from './state-file.ts'
 
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
@@ -24,46 +24,38 @@ export function createStateFileStore(
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
   let file: StateFile | undefined
-  const opened = () => {
+  const write = (what: string, task: (file: StateFile) => void) => {
     if (!file) throw new Error(`${path} is not open`)
-    return file
+    try {
+      task(file)
+    } catch (error) {
+      warn(
+        `could not write ${what} to ${path} (${(error as Error).message}): it answers 500 and changes nothing`,
+      )
+      throw error
+    }
   }
   return {
     open(seeded, organisations) {
-      const result = StateFile.open(path, () => seeded.state, { warn })
-      file = result.file
-      if (!result.loaded) return seeded
-      const { state } = result
-      if (applyOrganisations(state, seeded.state, organisations)) {
-        try {
-          result.file.compact(state)
-        } catch (error) {
-          result.file.close()
-          throw asStateFileError(result.file.path, error)
+      const opened = StateFile.open(path)
+      file = opened
+      try {
+        const state = opened.loaded ? opened.read() : seeded.state
+        if (!opened.loaded || applyOrganisations(state, seeded.state, organisations)) {
+          opened.replace(state)
         }
-      }
-      return { state, credentials: credentialsOf(state, seeded.credentials) }
-    },
-    commit(changes, records) {
-      try {
-        opened().append(changes, records)
+        return opened.loaded
+          ? { state, credentials: credentialsOf(state, seeded.credentials) }
+          : seeded
       } catch (error) {
-        warn(
-          `could not write to ${path} (${(error as Error).message}): the call answers 500, and its change is written with the next one`,
-        )
-        throw error
+        opened.close()
+        throw error instanceof StateFileError
+          ? error
+          : new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
       }
     },
-    replace(state) {
-      try {
-        opened().compact(state)
-      } catch (error) {
-        warn(
-          `could not rewrite ${path} for the reset (${(error as Error).message}): the reset answers 500, and the data stays as it was`,
-        )
-        throw error
-      }
-    },
+    commit: (writes) => write('a call', (f) => f.commit(writes)),
+    replace: (state) => write('the reset', (f) => f.replace(state)),
     close: () => file?.close(),
   }
 }

@@ -55,13 +55,9 @@ function identify(url: string, id: string, firstName: string) {
 
 describe('serve --state-file', () => {
   it('keeps every change across a restart, with --org and --api-key applied on top', async () => {
-    const path = join(dir, 'restart.jsonl')
+    const path = join(dir, 'restart.db')
     const first = await serve(path)
-    const lines = () => readFileSync(path, 'utf8').split('\n')
-    const [snapshot] = lines()
     const kept = await identify(first.url, 'kept', 'Ada')
-    // A change is one line appended: the snapshot is not rewritten, whatever the state's size.
-    expect(lines()).toEqual([snapshot, expect.stringContaining('"kept"'), ''])
     const { token } = (await kept.json()) as { token: string }
     const webView = (url: string) => fetch(`${url}/webview?orgId=acme&token=${token}&webview=true`)
     expect((await webView(first.url)).status).toBe(200)
@@ -79,8 +75,8 @@ describe('serve --state-file', () => {
       body: JSON.stringify({ operation: 'identify', status: 500 }),
     })
     expect(fault.status).toBe(204)
-    // Keys and tokens are in the file only as hashes.
-    const text = readFileSync(path, 'utf8')
+    // Keys and tokens are in the file only as hashes (the database and its write-ahead log).
+    const text = [path, `${path}-wal`].map((file) => readFileSync(file, 'latin1')).join('')
     expect(text).toContain('"kept"')
     for (const secret of [key, token]) expect(text).not.toContain(secret)
     await kill(first.cli)
@@ -150,7 +146,7 @@ describe('serve --state-file', () => {
   }, 60_000)
 
   it('loses nothing it answered 200 when killed with SIGKILL mid-flight, 20 times over', async () => {
-    const path = join(dir, 'crash.jsonl')
+    const path = join(dir, 'crash.db')
     /** Every identify answered 200, by id, with the first name it set. */
     const acknowledged = new Map<string, string>()
     /** Identify calls cut off by the kill: each may or may not have been kept. */
@@ -202,25 +198,26 @@ describe('serve --state-file', () => {
     expect(acknowledged.size).toBeGreaterThan(200)
   }, 180_000)
 
-  it('refuses a corrupt file with one clear line, exit 1, and leaves it as it was', async () => {
-    const path = join(dir, 'corrupt.jsonl')
-    const { cli } = await serve(path)
-    await kill(cli)
-    writeFileSync(path, `${readFileSync(path, 'utf8')}not json\n{"changes":[]}\n`)
+  it('refuses a file of the old JSON-lines format with one line, exit 1, and leaves it as it was', async () => {
+    const path = join(dir, 'old.db')
+    writeFileSync(
+      path,
+      '{"format":"identify-api-mock-state","version":1,"state":{}}\n{"changes":[]}\n',
+    )
     const before = readFileSync(path)
     const refused = runCli(['serve', '--port', '0', '--state-file', path])
     expect(await refused.exit).toEqual({ code: 1, signal: null })
     expect(refused.stderr()).toBe(
-      `identify-api-mock: ${path} is not a usable state file (line 2 is not JSON); it was left as it is\n`,
+      `identify-api-mock: ${path} is not a state database (a JSON-lines state file of version 0.1 is not read any more): start with a new file (another --state-file path); it was left as it is\n`,
     )
     expect(readFileSync(path)).toEqual(before)
   }, 30_000)
 
   it('refuses a path it cannot write, and a directory, with one line each', async () => {
-    const missing = join(dir, 'missing', 'state.jsonl')
+    const missing = join(dir, 'missing', 'state.db')
     await expectRefusal(
       ['serve', '--port', '0', '--state-file', missing],
-      /^identify-api-mock: cannot use .*state\.jsonl as a state file: its directory .*missing does not exist$/,
+      /^identify-api-mock: cannot use .*state\.db as a state file: its directory .*missing does not exist$/,
     )
     await expectRefusal(
       ['serve', '--port', '0', '--state-file', dir],
@@ -229,11 +226,11 @@ describe('serve --state-file', () => {
   }, 30_000)
 
   it('refuses a file another server has open, at once, and lets the next one in once it stops', async () => {
-    const path = join(dir, 'shared.jsonl')
+    const path = join(dir, 'shared.db')
     const first = await serve(path)
     await expectRefusal(
       ['serve', '--port', '0', '--state-file', path],
-      /^identify-api-mock: .*shared\.jsonl is in use by another server \(it holds .*shared\.jsonl\.lock\): stop it, or choose another --state-file$/,
+      /^identify-api-mock: .*shared\.db is in use by another server \(it holds its lock\): stop it, or choose another --state-file$/,
     )
     await kill(first.cli)
     const second = await serve(path)
@@ -244,7 +241,7 @@ describe('serve --state-file', () => {
   it.skipIf(!canUnshare)(
     'holds the file across PID namespaces, and after a SIGKILL the next server finds every acknowledged write',
     async () => {
-      const path = join(dir, 'namespaces.jsonl')
+      const path = join(dir, 'namespaces.db')
       // Each server is pid 1 of a PID namespace of its own, as in two containers sharing a volume.
       const namespace = ['unshare', '--pid', '--fork', '--kill-child', '--mount-proc']
       const args = ['--state-file', path, '--orgs', '0', '--users', '2', '--org', 'acme']

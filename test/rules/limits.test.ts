@@ -200,6 +200,22 @@ describe('web-view sessions', () => {
     expect((await core.state()).webViewSessions).toEqual([])
   })
 
+  it("keeps maxSessionsPerUser sessions per user: one more drops the user's oldest", async () => {
+    const core = mock({ maxSessionsPerUser: 3 })
+    const cookies: string[] = []
+    for (let i = 0; i < 5; i++) cookies.push(await signIn(core))
+    expect((await core.state()).webViewSessions).toHaveLength(3)
+    for (const dropped of cookies.slice(0, 2))
+      expect((await reload(core, dropped)).status).toBe(401)
+    for (const kept of cookies.slice(2)) expect((await reload(core, kept)).status).toBe(200)
+  })
+
+  it('keeps 10 sessions per user by default, however often the learner signs in', async () => {
+    const core = mock()
+    for (let i = 0; i < 25; i++) await signIn(core)
+    expect((await core.state()).webViewSessions).toHaveLength(10)
+  })
+
   it('sets the cookie Max-Age to an hour by default', async () => {
     expect(await signIn(mock())).toMatch(/; Max-Age=3600;/)
   })
@@ -224,6 +240,52 @@ describe('web-view sessions', () => {
     const core = mock({}, store)
     await identify(core, { id: 'next' })
     expect((await core.state()).webViewSessions.map((s) => s.sessionHash)).toEqual(['b'.repeat(64)])
+  })
+})
+
+describe('maxStateBytes', () => {
+  it('refuses with 500 and one line a call that would pass it, changing nothing; a delete still works', async () => {
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => {})
+    // One token per user: a refused identify of a known user has dropped its old token to take back.
+    const core = mock({ maxStateBytes: 30_000, maxTokensPerUser: 1 })
+    const group = 'g'.repeat(250)
+    let status = 200
+    let i = 0
+    for (; status === 200; i++) {
+      status = (await identify(core, { id: `u-${i}`, data: { userGroups: [`${group}${i}`] } }))
+        .status
+    }
+    expect(status).toBe(500)
+    const refused = `u-${i - 1}`
+    const state = await core.state()
+    expect(state.users.map((u) => u.id)).not.toContain(refused)
+    expect(state.userGroups.map((g) => g.groupId)).not.toContain(`${group}${i - 1}`)
+    // Counted as the JSON of each record, without the state's own brackets and names.
+    const records = Object.values(state).flatMap((collection: object[]) => collection)
+    const size = records.reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    expect(size).toBeLessThanOrEqual(30_000)
+    expect(size).toBeGreaterThan(29_000)
+    // An existing user that grows is refused too, and keeps what it had.
+    const grown = await identify(core, { id: 'u-0', data: { lastName: 'l'.repeat(1000) } })
+    expect(grown.status).toBe(500)
+    const after = await core.state()
+    expect(after.users.find((u) => u.id === 'u-0')?.lastName).toBeNull()
+    expect(after.signInTokens.map((t) => t.tokenHash).sort()).toEqual(
+      state.signInTokens.map((t) => t.tokenHash).sort(),
+    )
+    expect(warn).toHaveBeenLastCalledWith(
+      expect.stringMatching(
+        /past its limit of 30000 \(raise it with maxStateBytes or --max-state-bytes\)$/,
+      ),
+    )
+    const deleted = await dispatchJson(core, 'DELETE', '/api/v1/users/acme/u-0', {
+      key: 'acme-key',
+    })
+    expect(deleted.status).toBe(200)
+  })
+
+  it('is 256 MiB by default', () => {
+    expect(mock().options.maxStateBytes).toBe(256 * 1024 * 1024)
   })
 })
 

@@ -1,13 +1,7 @@
-import fs, { mkdtempSync, rmSync } from 'node:fs'
-import { syncBuiltinESMExports } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { StateStore } from '../../src/core/mock-core.ts'
-import type { StateChange } from '../../src/model/database.ts'
 import { MockCore } from '../../src/root/advanced.ts'
 import type { MockState } from '../../src/root/index.ts'
-import { createStateFileStore } from '../../src/server/state-store.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 const key = 'store-key'
@@ -20,13 +14,16 @@ function recordingStore() {
   let failures = 0
   const store: StateStore = {
     open: (seeded) => seeded,
-    commit(changes: readonly StateChange[]) {
+    commit(writes) {
       if (failures > 0) {
         failures--
         throw new Error('disk full')
       }
       commits.push(
-        changes.map((c) => `${c.collection} ${c.op} ${'id' in c.record ? c.record.id : ''}`),
+        writes.map(
+          (w) =>
+            `${w.collection} ${w.json === null ? 'delete' : 'put'} ${'id' in w.record ? w.record.id : ''}`,
+        ),
       )
     },
     replace: (state) => void replaced.push(state),
@@ -56,19 +53,81 @@ describe('a mock with a state store', () => {
     ])
   })
 
-  it('answers 500 when the store fails, and offers the same changes again with the next', async () => {
+  it('answers 500 when the store fails, and takes the change back in memory too', async () => {
     const { store, commits, failNext } = recordingStore()
     const core = new MockCore(options, store)
+    const named = (id: string, firstName: string) =>
+      dispatchJson(core, 'POST', '/api/v1/users/identify', {
+        key,
+        body: { id, orgId: 'acme', data: { firstName, userGroups: [`g-${firstName}`] } },
+      })
+    expect((await named('kept', 'Ada')).status).toBe(200)
+    const before = await core.state()
     failNext()
-    const failed = await identify(core, 'u-1')
-    expect(failed).toMatchObject({
+    expect(await identify(core, 'u-1')).toMatchObject({
       status: 500,
       body: { code: 500, message: 'Internal server error' },
     })
+    failNext()
+    expect((await named('kept', 'Grace')).status).toBe(500)
+    expect(await core.state()).toEqual(before)
     expect((await identify(core, 'u-2')).status).toBe(200)
-    expect(commits).toEqual([
-      ['users put u-1', 'signInTokens put ', 'users put u-2', 'signInTokens put '],
-    ])
+    expect(commits.slice(1)).toEqual([['users put u-2', 'signInTokens put ']])
+  })
+
+  it('takes back what a failing transaction changed, and writes none of it', async () => {
+    const { store, commits } = recordingStore()
+    const core = new MockCore(options, store)
+    const before = await core.state()
+    const [user] = before.users
+    await expect(
+      core.transact(async (ctx) => {
+        const stored = ctx.db.usersByUserId.get(user?.userId ?? '')
+        if (!stored) throw new Error('no user')
+        ctx.db.update('users', stored, { firstName: 'Changed' })
+        ctx.db.removeRecordsOf(user?.userId ?? '')
+        throw new Error('inspector failed')
+      }),
+    ).rejects.toThrow('inspector failed')
+    // The same records (one removed and taken back comes last in its collection's order).
+    const sorted = (state: MockState) =>
+      Object.values(state).map((records: object[]) => records.map((r) => JSON.stringify(r)).sort())
+    expect(sorted(await core.state())).toEqual(sorted(before))
+    expect(commits).toEqual([])
+  })
+
+  it('refuses, with 500 and one line, a call that would take the state past maxStateBytes', async () => {
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const { store, commits } = recordingStore()
+    const core = new MockCore({ ...options, maxStateBytes: 20_000 }, store)
+    await core.ready
+    const firstName = 'x'.repeat(1000)
+    let answer = await identify(core, 'first')
+    for (let i = 0; answer.status === 200; i++) {
+      answer = await dispatchJson(core, 'POST', '/api/v1/users/identify', {
+        key,
+        body: { id: `big-${i}`, orgId: 'acme', data: { firstName } },
+      })
+    }
+    expect(answer).toMatchObject({
+      status: 500,
+      body: { code: 500, message: 'Internal server error' },
+    })
+    const kept = commits.length
+    const before = await core.state()
+    expect(JSON.stringify(before).length).toBeLessThanOrEqual(20_000)
+    expect(JSON.stringify(before).length).toBeGreaterThan(18_000)
+    // Shrinking still works, and a call that keeps the size is not refused.
+    expect((await dispatchJson(core, 'DELETE', '/api/v1/users/acme/big-0', { key })).status).toBe(
+      200,
+    )
+    expect(commits).toHaveLength(kept + 1)
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(
+        /^identify-api-mock: a call was refused: it would take the state to \d+ characters of JSON, past its limit of 20000 \(raise it with maxStateBytes or --max-state-bytes\)$/,
+      ),
+    )
+    warn.mockRestore()
   })
 
   it('hands the store the seeded state on reset, and starts from what it opens', async () => {
@@ -100,36 +159,5 @@ describe('a mock with a state store', () => {
     expect((await identify(core, 'kept')).status).toBe(200)
     await expect(core.reset()).rejects.toThrow('disk full')
     expect((await core.state()).users.map((u) => u.id)).toContain('kept')
-  })
-})
-
-describe('the state file store', () => {
-  afterEach(() => {
-    vi.restoreAllMocks()
-    syncBuiltinESMExports()
-  })
-
-  it('says in one line why a call answered 500 when the file cannot take its change', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'state-store-'))
-    const warnings: string[] = []
-    const store = createStateFileStore(join(dir, 'state.jsonl'), (m) => warnings.push(m))
-    const core = new MockCore(options, store)
-    try {
-      await core.ready
-      vi.spyOn(fs, 'fsyncSync').mockImplementationOnce(() => {
-        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-      })
-      syncBuiltinESMExports()
-      expect((await identify(core, 'u-1')).status).toBe(500)
-      expect(warnings).toEqual([
-        expect.stringMatching(
-          /^could not write to .*state\.jsonl \(ENOSPC: no space left on device\): the call answers 500, and its change is written with the next one$/,
-        ),
-      ])
-      expect((await identify(core, 'u-2')).status).toBe(200)
-    } finally {
-      store.close()
-      rmSync(dir, { recursive: true, force: true })
-    }
   })
 })

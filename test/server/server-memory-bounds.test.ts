@@ -1,0 +1,136 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningServer, startServer } from '../../src/server/server.ts'
+import { openConnection, type RawConnection, sleep, writeAll } from '../support/raw-socket.ts'
+
+/**
+ * The standalone server gives no memory to strangers ("Limits of a running mock"): a 401 never
+ * costs a body, connections and the bodies being read at once are capped (503 past either), and
+ * the state is written as it is read, never as one string.
+ */
+
+const unavailable = JSON.stringify({ code: 503, message: 'Service unavailable' })
+const mib = 1024 * 1024
+
+/** The status line, the head and the body of the first response on a connection. */
+function firstResponse(received: string) {
+  const [head = '', ...rest] = received.split('\r\n\r\n')
+  return {
+    statusLine: head.split('\r\n')[0],
+    head: head.toLowerCase(),
+    body: rest.join('\r\n\r\n'),
+  }
+}
+
+const identifyHead = (key: string, length: number) =>
+  `POST /api/v1/users/identify HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${key}\r\n` +
+  `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+let server: RunningServer
+let key = ''
+const open: RawConnection[] = []
+beforeAll(async () => {
+  server = await startServer({ port: 0, maxConnections: 80 })
+  key = server.core.credentials[0]?.apiKeys[0] ?? ''
+})
+afterAll(async () => {
+  for (const conn of open) conn.socket.destroy()
+  await server.close()
+})
+
+async function connect(): Promise<RawConnection> {
+  const conn = await openConnection(server.url)
+  open.push(conn)
+  return conn
+}
+
+/** Closes every connection the test opened, and waits until the server has seen them go. */
+async function closeAll(): Promise<void> {
+  for (const conn of open.splice(0)) conn.socket.destroy()
+  await sleep(100)
+}
+
+describe('a stranger', () => {
+  it('gets 401 before sending the body it announced, and the connection is closed', async () => {
+    const conn = await connect()
+    // 1 MiB announced, all but 100 bytes sent, then nothing: the answer must not wait for it.
+    await writeAll(conn.socket, identifyHead('not-a-key', mib))
+    await writeAll(conn.socket, Buffer.alloc(mib - 100, 0x20))
+    await conn.waitFor(/\r\n\r\n\{.*\}/)
+    const response = firstResponse(conn.received())
+    expect(response.statusLine).toBe('HTTP/1.1 401 Unauthorized')
+    expect(response.head).toContain('connection: close')
+    expect(response.body).toBe(JSON.stringify({ code: 401, message: 'Unauthorized' }))
+    await conn.closed
+    await closeAll()
+  }, 30_000)
+})
+
+describe('connections and bodies', () => {
+  it('answers 503 at once past maxConnections, closing the connection, and serves again after', async () => {
+    for (let i = 0; i < 80; i++) await connect()
+    await sleep(200)
+    const extra = await connect()
+    await writeAll(extra.socket, 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await extra.closed
+    const response = firstResponse(extra.received())
+    expect(response.statusLine).toBe('HTTP/1.1 503 Service Unavailable')
+    expect(response.body).toBe(unavailable)
+    await closeAll()
+    expect((await fetch(`${server.url}/__mock/health`)).status).toBe(200)
+  })
+
+  it('holds at most 64 MiB of bodies being read: a slow body past it gets 503 at once', async () => {
+    // Authenticated clients, each announcing 1 MiB and sending a little of it.
+    for (let i = 0; i < 64; i++) {
+      const conn = await connect()
+      await writeAll(conn.socket, `${identifyHead(key, mib)}{"id":`)
+    }
+    await sleep(500)
+    const extra = await connect()
+    await writeAll(extra.socket, `${identifyHead(key, mib)}{"id":`)
+    await extra.closed
+    const response = firstResponse(extra.received())
+    expect(response.statusLine).toBe('HTTP/1.1 503 Service Unavailable')
+    expect(response.body).toBe(unavailable)
+    // Once they are gone, the budget is free again.
+    await closeAll()
+    const body = JSON.stringify({ id: 'after', orgId: server.core.credentials[0]?.orgId })
+    const answer = await fetch(`${server.url}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body,
+    })
+    expect(answer.status).toBe(200)
+  })
+})
+
+describe('GET /__mock/state', () => {
+  it('is written in pieces as it is read, while other requests are answered', async () => {
+    const orgId = server.core.credentials[0]?.orgId
+    const firstName = 'f'.repeat(1000)
+    for (let i = 0; i < 300; i++) {
+      const answer = await fetch(`${server.url}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: `big-${i}`, orgId, data: { firstName, lastName: firstName } }),
+      })
+      expect(answer.status).toBe(200)
+    }
+    // A client that asks for the state and reads none of it.
+    const reader = await connect()
+    reader.socket.pause()
+    await writeAll(reader.socket, 'GET /__mock/state HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await sleep(100)
+    expect((await fetch(`${server.url}/__mock/health`)).status).toBe(200)
+    reader.socket.resume()
+    await reader.waitFor(/\r\n0\r\n\r\n$/)
+    const response = firstResponse(reader.received())
+    expect(response.head).toContain('transfer-encoding: chunked')
+    expect(response.head).not.toContain('content-length')
+    const json = response.body.replace(/(?:^|\r\n)[0-9a-f]+\r\n/g, '')
+    expect(JSON.parse(Buffer.from(json, 'latin1').toString('utf8'))).toEqual(
+      await server.core.state(),
+    )
+    await closeAll()
+  }, 30_000)
+})
