@@ -17,7 +17,7 @@ import { type CallOf, type CallRequest, callsIn, Journal, type JournalEntry } fr
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
-import { type WebhookControls, Webhooks } from './webhooks.ts'
+import { type WebhookControls, Webhooks, type WebhookTransport } from './webhooks.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -81,9 +81,15 @@ export class MockCore {
 
   /**
    * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
-   * `store` keeps the records beyond the process (the standalone server's `--state-file`).
+   * `store` keeps the records beyond the process (the standalone server's `--state-file`);
+   * `transport` sends webhook attempts (the global `fetch` unless given).
    */
-  constructor(seed: Seed, options: MockApiOptions = {}, store?: StateStore) {
+  constructor(
+    seed: Seed,
+    options: MockApiOptions = {},
+    store?: StateStore,
+    transport?: WebhookTransport,
+  ) {
     this.options = resolveOptions(options)
     const o = this.options
     this.#dataset = seed(o)
@@ -94,6 +100,7 @@ export class MockCore {
       retrySchedule: o.webhookRetrySchedule,
       timeoutMs: o.webhookTimeoutMs,
       now: this.#ctx.now,
+      transport,
     })
     this.webhooks = this.#webhooks
     this.events = {
