@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises'
 import { planVerification } from '../../verify/dry-run.ts'
 import { VerifyError, type VerifyOptions } from '../../verify/options.ts'
-import { verifyDeployment } from '../../verify/run.ts'
+import { describeLeftBehind, verifyDeployment } from '../../verify/run.ts'
 import { type VerifyFlags, verifyExitCodes } from './command.ts'
-import { formatPlan, formatReport } from './format-report.ts'
+import { escapeControls, formatPlan, formatReport } from './format-report.ts'
 import { formatJUnit } from './junit.ts'
 
 /**
@@ -37,10 +37,8 @@ export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
     }
     const report = await verifyDeployment(options)
     if (flags.junit) await writeJUnit(flags.junit, formatJUnit(report, { strict: flags.strict }))
-    if (!report.throwawayUser.deleted) {
-      process.stderr.write(
-        `identify-api-mock: the throwaway user ${report.throwawayUser.id} of ${report.throwawayUser.orgId} could NOT be deleted: delete it by hand\n`,
-      )
+    for (const line of describeLeftBehind(report.throwawayUser.leftBehind)) {
+      process.stderr.write(`identify-api-mock: ${line}\n`)
     }
     const colour = process.stdout.isTTY === true && process.stdout.hasColors()
     const text = flags.json
@@ -49,7 +47,7 @@ export async function runVerifyCommand(flags: VerifyFlags): Promise<never> {
     return exit(report.ok ? verifyExitCodes.ok : verifyExitCodes.differs, text)
   } catch (error) {
     if (!(error instanceof VerifyError)) throw error
-    process.stderr.write(`identify-api-mock: ${error.message}\n`)
+    process.stderr.write(`identify-api-mock: ${escapeControls(error.message)}\n`)
     return exit(
       error.reason === 'interrupted' ? verifyExitCodes.interrupted : verifyExitCodes.cannotRun,
     )
