@@ -6,6 +6,7 @@ import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
 import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { formatTimestamp } from '../rules/timestamps.ts'
+import { hashSecret } from '../secrets.ts'
 import { sleep } from '../time.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { RaisedWebhookEvent, WebhookEventInput } from '../webhooks/schemas.ts'
@@ -114,7 +115,7 @@ export class MockCore {
     this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
     this.#credentials = start.credentials
-    this.ready = this.#exclusive(() => this.#load(start.state))
+    this.ready = this.#exclusive(() => this.#load(start.state, start.credentials))
   }
 
   /** The organisations and API keys a client can use, keys in clear. */
@@ -168,7 +169,7 @@ export class MockCore {
     await this.#exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
       this.#store?.replace(this.#dataset.state)
-      await this.#load(this.#dataset.state)
+      await this.#load(this.#dataset.state, this.#dataset.credentials)
       this.#credentials = this.#dataset.credentials
     })
     this.#faults.clear()
@@ -243,11 +244,15 @@ export class MockCore {
    * Replaces the records with `state`. The seeded records come from the fixture builders, typed
    * by the record schemas and checked against them by the test suite, and a state file checks
    * its records as it reads them: validating 100,000 users again would cost a quarter of a
-   * second at every start and every reset.
+   * second at every start and every reset. The keys of `credentials` are held in clear: the
+   * journal's redaction learns them.
    */
-  async #load(state: MockState): Promise<void> {
+  async #load(state: MockState, credentials: readonly Credentials[]): Promise<void> {
     const db = new Database()
     await db.load(state, { validated: true })
+    for (const key of credentials.flatMap((c) => c.apiKeys)) {
+      db.secretFingerprints.add(key, hashSecret(key))
+    }
     if (this.#store) db.trackChanges()
     this.#ctx = { ...this.#ctx, db }
   }

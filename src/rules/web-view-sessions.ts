@@ -15,12 +15,14 @@ export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Pr
   const now = ctx.now()
   sweepExpired(ctx, now)
   const sessionId = generateSignInToken()
+  const sessionHash = hashSecret(sessionId)
   await ctx.db.collections.webViewSessions.create({
-    sessionHash: hashSecret(sessionId),
+    sessionHash,
     userId: user.userId,
     orgId: user.orgId,
     createdAt: formatTimestamp(now),
   })
+  ctx.db.secretFingerprints.add(sessionId, sessionHash)
   return sessionId
 }
 
