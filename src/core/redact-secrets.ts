@@ -37,7 +37,7 @@ function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): Js
 
 /**
  * What the journal keeps of a call's request: {@link redactSecrets} of identify's body, delete's
- * `orgId` and `id` redacted like a refused body's strings; `call` itself when nothing was redacted.
+ * `orgId` and `id` redacted like a body's strings; `call` itself when nothing was redacted.
  *
  * @example redactCall(ctx, { operation: 'delete', request: { orgId: 'org-1', id: token } }, false)
  * // { operation: 'delete', request: { orgId: 'org-1', id: '[redacted]' } }
@@ -46,9 +46,8 @@ export function redactCall(ctx: RuleContext, call: CallRequest, answered: boolea
   if (call.operation === 'identify') {
     return { ...call, request: redactSecrets(ctx, call.request, answered) }
   }
-  // Two strings, looked at whole too, answered or not.
   const { orgId, id } = call.request
-  const shown = { orgId: redactText(ctx, orgId), id: redactText(ctx, id) }
+  const shown = { orgId: redactText(ctx, orgId, answered), id: redactText(ctx, id, answered) }
   return shown.orgId === orgId && shown.id === id ? call : { ...call, request: shown }
 }
 
