@@ -19,16 +19,23 @@ export const redacted = '[redacted]'
  * @example redactSecrets(ctx, { id: 'u-sk_test_….x', orgId: 'org-1' }) // { id: '[redacted]', orgId: 'org-1' }
  */
 function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): JsonValue {
+  // Each node comes back as it was when nothing in it was redacted: no copy on the hot path.
   const walk = (node: JsonValue): JsonValue => {
     if (typeof node === 'string') return redactText(ctx, node, answered)
-    if (Array.isArray(node)) return node.map(walk)
     if (node === null || typeof node !== 'object') return node
-    return Object.fromEntries(
-      Object.entries(node).map(([key, field]) => [
-        answered ? key : redactText(ctx, key),
-        walk(field),
-      ]),
+    if (Array.isArray(node)) {
+      const shown = node.map(walk)
+      return shown.some((item, i) => item !== node[i]) ? shown : node
+    }
+    const entries = Object.entries(node)
+    const shown = entries.map(([key, field]) => [
+      answered ? key : redactText(ctx, key),
+      walk(field),
+    ])
+    const same = shown.every(
+      ([key, field], i) => key === entries[i]?.[0] && field === entries[i]?.[1],
     )
+    return same ? node : Object.fromEntries(shown)
   }
   // An answered body passed the request schema, closed at every level: it cannot nest deep, so
   // only a refused one is measured first.
@@ -44,7 +51,8 @@ function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): Js
  */
 export function redactCall(ctx: RuleContext, call: CallRequest, answered: boolean): CallRequest {
   if (call.operation === 'identify') {
-    return { ...call, request: redactSecrets(ctx, call.request, answered) }
+    const request = redactSecrets(ctx, call.request, answered)
+    return request === call.request ? call : { ...call, request }
   }
   const { orgId, id } = call.request
   const shown = { orgId: redactText(ctx, orgId, answered), id: redactText(ctx, id, answered) }
