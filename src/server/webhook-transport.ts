@@ -1,6 +1,5 @@
 import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import { isIP, type LookupFunction } from 'node:net'
 import type { WebhookTransport } from '../core/webhooks.ts'
 import { refusedAddressClass, refusedAddressError } from '../webhooks/addresses.ts'
@@ -27,7 +26,8 @@ export const pinnedWebhookTransport: WebhookTransport = async (url, { headers, b
     if (options.all) callback(null, [resolved])
     else callback(null, resolved.address, resolved.family)
   }
-  const send = protocol === 'https:' ? httpsRequest : httpRequest
+  // TLS is loaded only for the first https: receiver: most receivers are local, over http:.
+  const send = protocol === 'https:' ? (await import('node:https')).request : httpRequest
   const response = await new Promise<IncomingMessage>((resolve, reject) => {
     const request = send(url, { method: 'POST', headers, signal, lookup: pinned, agent: false })
     request.once('response', resolve)
