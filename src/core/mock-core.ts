@@ -6,7 +6,6 @@ import {
   Database,
   type MockState,
   type PendingChanges,
-  type StateChange,
 } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
@@ -23,6 +22,7 @@ import {
 } from '../rules/organisations.ts'
 import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { formatTimestamp } from '../rules/timestamps.ts'
+import { hashSecret } from '../secrets.ts'
 import { sleep } from '../time.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { RaisedWebhookEvent } from '../webhooks/schemas.ts'
@@ -42,7 +42,7 @@ import { RingBuffer } from './ring-buffer.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
 import { buildWebhookEvent, type WebhookEventInput } from './webhook-events.ts'
-import { type WebhookControls, Webhooks } from './webhooks.ts'
+import { type WebhookControls, Webhooks, type WebhookTransport } from './webhooks.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -117,9 +117,15 @@ export class MockCore {
 
   /**
    * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
-   * `store` keeps the records beyond the process (the standalone server's `--state-file`).
+   * `store` keeps the records beyond the process (the standalone server's `--state-file`);
+   * `transport` sends webhook attempts (the global `fetch` unless given).
    */
-  constructor(seed: Seed, options: MockApiOptions = {}, store?: StateStore) {
+  constructor(
+    seed: Seed,
+    options: MockApiOptions = {},
+    store?: StateStore,
+    transport?: WebhookTransport,
+  ) {
     this.options = resolveOptions(options)
     const o = this.options
     this.#seed = seed
@@ -136,6 +142,7 @@ export class MockCore {
       retrySchedule: o.webhookRetrySchedule,
       timeoutMs: o.webhookTimeoutMs,
       now: this.#ctx.now,
+      transport,
     })
     this.webhooks = this.#webhooks
     this.events = {
@@ -164,7 +171,7 @@ export class MockCore {
     this.#credentials = start.credentials
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
-    this.ready = this.#exclusive(this.#load.bind(this, start.state))
+    this.ready = this.#exclusive(this.#load.bind(this, start.state, start.credentials))
   }
 
   /** The organisations and API keys a client can use, keys in clear. */
@@ -244,7 +251,7 @@ export class MockCore {
     await this.#exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
       this.#store?.replace(this.#dataset.state)
-      await this.#load(this.#dataset.state)
+      await this.#load(this.#dataset.state, this.#dataset.credentials)
       this.#credentials = this.#dataset.credentials
     })
     this.#faults.clear()
@@ -423,11 +430,15 @@ export class MockCore {
    * Replaces the records with `state`. The seeded records come from the fixture builders, typed
    * by the record schemas and checked against them by the test suite, and a state file checks
    * its records as it reads them: validating 100,000 users again would cost a quarter of a
-   * second at every start and every reset.
+   * second at every start and every reset. The keys of `credentials` are held in clear: the
+   * journal's redaction learns them.
    */
-  async #load(state: MockState): Promise<void> {
+  async #load(state: MockState, credentials: readonly Credentials[]): Promise<void> {
     const db = new Database()
     await db.load(state, { validated: true })
+    for (const key of credentials.flatMap((c) => c.apiKeys)) {
+      db.secretFingerprints.add(key, hashSecret(key))
+    }
     this.#ctx = { ...this.#ctx, db }
   }
 

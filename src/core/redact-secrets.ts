@@ -8,37 +8,33 @@ import { decodeSegment } from './route-matcher.ts'
 /** What the journal keeps in place of a secret a request carried in its body or its path. */
 export const redacted = '[redacted]'
 
-/** What separates a secret from the text around it: `Bearer sk_…`, `key=sk_…`, `"sk_…"`. */
-const pieceSeparators = /[\s"'`,;:=&|()<>[\]{}/\\?#+]+/
-
 /**
- * The lengths of a piece worth hashing: the seeded keys have 32 characters, tokens and sessions
- * 64. A shorter or longer key is still redacted where a string of a refused call is exactly it.
- */
-const plausiblePiece = { min: 8, max: 512 }
-
-/**
- * `value` with every string (and every object key) that is, or holds among its words, an API key,
- * a sign-in token or a web-view session id the mock holds replaced by {@link redacted}; `null` when
- * it nests deeper than {@link maxJsonDepth}: for the journal, which must never hold a secret even
- * when a client sends one where a body field goes. Costs one hash per string and one per word of 8
- * to 512 characters; the journal only keeps bodies of at most 16 KiB. For a call `answered` (the
- * hot path), strings shorter than 8 characters and object keys (field names the schema accepted)
- * are not hashed.
+ * `value` with every string (and every object key) that is or holds an API key, a sign-in token or
+ * a web-view session id the mock holds replaced by {@link redacted}; `null` when it nests deeper
+ * than {@link maxJsonDepth}: for the journal, which must never hold a secret even when a client
+ * sends one where a body field goes. See {@link holdsSecret} for the cost. For a call `answered`
+ * (the hot path), object keys (field names the schema accepted) are not looked at.
  *
- * @example redactSecrets(ctx, { id: 'Bearer sk_test_…', orgId: 'org-1' }) // { id: '[redacted]', orgId: 'org-1' }
+ * @example redactSecrets(ctx, { id: 'u-sk_test_….x', orgId: 'org-1' }) // { id: '[redacted]', orgId: 'org-1' }
  */
 function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): JsonValue {
+  // Each node comes back as it was when nothing in it was redacted: no copy on the hot path.
   const walk = (node: JsonValue): JsonValue => {
     if (typeof node === 'string') return redactText(ctx, node, answered)
-    if (Array.isArray(node)) return node.map(walk)
     if (node === null || typeof node !== 'object') return node
-    return Object.fromEntries(
-      Object.entries(node).map(([key, field]) => [
-        answered ? key : redactText(ctx, key),
-        walk(field),
-      ]),
+    if (Array.isArray(node)) {
+      const shown = node.map(walk)
+      return shown.some((item, i) => item !== node[i]) ? shown : node
+    }
+    const entries = Object.entries(node)
+    const shown = entries.map(([key, field]) => [
+      answered ? key : redactText(ctx, key),
+      walk(field),
+    ])
+    const same = shown.every(
+      ([key, field], i) => key === entries[i]?.[0] && field === entries[i]?.[1],
     )
+    return same ? node : Object.fromEntries(shown)
   }
   // An answered body passed the request schema, closed at every level: it cannot nest deep, so
   // only a refused one is measured first.
@@ -47,18 +43,18 @@ function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): Js
 
 /**
  * What the journal keeps of a call's request: {@link redactSecrets} of identify's body, delete's
- * `orgId` and `id` redacted like a refused body's strings; `call` itself when nothing was redacted.
+ * `orgId` and `id` redacted like a body's strings; `call` itself when nothing was redacted.
  *
  * @example redactCall(ctx, { operation: 'delete', request: { orgId: 'org-1', id: token } }, false)
  * // { operation: 'delete', request: { orgId: 'org-1', id: '[redacted]' } }
  */
 export function redactCall(ctx: RuleContext, call: CallRequest, answered: boolean): CallRequest {
   if (call.operation === 'identify') {
-    return { ...call, request: redactSecrets(ctx, call.request, answered) }
+    const request = redactSecrets(ctx, call.request, answered)
+    return request === call.request ? call : { ...call, request }
   }
-  // Two strings: hashed whatever their length, answered or not.
   const { orgId, id } = call.request
-  const shown = { orgId: redactText(ctx, orgId), id: redactText(ctx, id) }
+  const shown = { orgId: redactText(ctx, orgId, answered), id: redactText(ctx, id, answered) }
   return shown.orgId === orgId && shown.id === id ? call : { ...call, request: shown }
 }
 
@@ -74,8 +70,7 @@ function redactText(ctx: RuleContext, text: string, answered = false): string {
 
 /**
  * `pathname` (still percent-encoded) with every segment that is or holds a secret the mock holds
- * replaced by {@link redacted}. Costs a hash per segment: for a path whose parameters were secrets,
- * or one no route has.
+ * replaced by {@link redacted}: for a path whose parameters were secrets, or one no route has.
  *
  * @example redactPath(ctx, `/api/v1/users/org-1/${token}`) // '/api/v1/users/org-1/[redacted]'
  */
@@ -90,19 +85,17 @@ export function redactPath(ctx: RuleContext, pathname: string): string {
     .join('/')
 }
 
+/**
+ * Whether `text` is or holds a secret the mock holds. Any piece of it, whatever surrounds it
+ * (`u-sk_test_….x`), is found by the secrets' rolling fingerprints (`SecretFingerprints`): one
+ * pass per distinct length of the secrets held, a SHA-256 only for a piece whose fingerprint
+ * matches, nothing for text shorter than every secret. A call not `answered` also hashes `text`
+ * whole, for a secret the mock holds only as a hash and has not seen in clear since it started
+ * (a state file's key no longer given, not used since).
+ */
 function holdsSecret(ctx: RuleContext, text: string, answered = false): boolean {
-  const plausible = text.length >= plausiblePiece.min && text.length <= plausiblePiece.max
-  if ((plausible || !answered) && isSecret(ctx, text)) return true
-  if (text.length <= plausiblePiece.min) return false
-  return text
-    .split(pieceSeparators)
-    .some(
-      (piece) =>
-        piece.length >= plausiblePiece.min &&
-        piece.length <= plausiblePiece.max &&
-        piece.length < text.length &&
-        isSecret(ctx, piece),
-    )
+  if (ctx.db.secretFingerprints.find(text, (piece) => isSecret(ctx, piece))) return true
+  return !answered && isSecret(ctx, text)
 }
 
 /** What a key, a token or a session id is made of: visible ASCII only (see `headerSecretSchema`). */

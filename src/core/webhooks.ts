@@ -25,6 +25,29 @@ export interface WebhookSettings {
   /** How long one attempt may take before it counts as failed. */
   timeoutMs: number
   now: Clock
+  /** How attempts are sent: the global `fetch` (looked up at each attempt) unless given. */
+  transport?: WebhookTransport | undefined
+}
+
+/**
+ * Sends one attempt: the status the receiver answered, or an `error` saying why it was not sent
+ * (a refused address); throws when no answer came (`signal` aborted, a network error). Never
+ * follows a redirect: Svix does not, so a 3xx is a failed attempt.
+ */
+export type WebhookTransport = (
+  url: string,
+  request: { headers: Record<string, string>; body: string; signal: AbortSignal },
+) => Promise<{ status: number } | { error: string }>
+
+/**
+ * Attempts through the global `fetch`, looked up at each attempt, so that a test's MSW handler
+ * (or a browser's worker) receives them. It checks nothing more than the URL's text (see
+ * `webhookEndpointInputSchema`): where the platform has no resolver to ask, it cannot.
+ */
+const fetchTransport: WebhookTransport = async (url, { headers, body, signal }) => {
+  const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal })
+  await response.body?.cancel().catch(() => undefined)
+  return { status: response.status }
 }
 
 /**
@@ -69,7 +92,7 @@ interface Delivery {
 /**
  * Delivers events to the endpoints as Svix does: signed, retried on the schedule with the same
  * message id until a 2xx, first attempts in the order raised. Deliveries go out through the
- * global `fetch`, looked up at each attempt, so that a test's MSW handler can receive them.
+ * settings' transport: the global `fetch` in-process, `node:http` in the standalone server.
  */
 export class Webhooks implements WebhookControls {
   readonly #settings: WebhookSettings
@@ -222,20 +245,18 @@ export class Webhooks implements WebhookControls {
     signal: AbortSignal,
     headers: Record<string, string>,
   ): Promise<Omit<WebhookAttempt, 'at'>> {
-    const { timeoutMs } = this.#settings
+    const { timeoutMs, transport = fetchTransport } = this.#settings
+    const timeout = AbortSignal.timeout(timeoutMs)
     try {
-      const response = await fetch(url, {
-        method: 'POST',
+      return await transport(url, {
         headers: { 'content-type': 'application/json', ...headers },
         body,
-        // Svix does not follow redirects: a 3xx is a failed attempt.
-        redirect: 'manual',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+        signal: AbortSignal.any([signal, timeout]),
       })
-      await response.body?.cancel().catch(() => undefined)
-      return { status: response.status }
     } catch (error) {
-      return { error: describeFailure(error, timeoutMs) }
+      return {
+        error: timeout.aborted ? `no answer within ${timeoutMs} ms` : describeFailure(error),
+      }
     }
   }
 
@@ -252,10 +273,8 @@ export class Webhooks implements WebhookControls {
 }
 
 /** Why an attempt got no answer, without the URL or anything else the error may carry. */
-function describeFailure(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && error.name === 'TimeoutError') {
-    return `no answer within ${timeoutMs} ms`
-  }
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined
-  return typeof cause?.code === 'string' ? `network error (${cause.code})` : 'network error'
+function describeFailure(error: unknown): string {
+  // `fetch` puts the system's code on the error's cause, `node:http` on the error itself.
+  const { code } = (error instanceof Error ? (error.cause ?? error) : {}) as { code?: unknown }
+  return typeof code === 'string' ? `network error (${code})` : 'network error'
 }

@@ -11,6 +11,7 @@ import {
 } from './collections.ts'
 import { GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
 import { PartitionedCollection, type StoredOf } from './partitioned-collection.ts'
+import { SecretFingerprints } from './secret-fingerprints.ts'
 import { TimeOrder } from './time-order.ts'
 
 /**
@@ -100,6 +101,8 @@ export class Database {
   readonly webViewSessionsByStart = new TimeOrder(this.collections.webViewSessions, (r) =>
     Date.parse(r.createdAt),
   )
+  /** The secrets held in clear since the start, for the journal's redaction to find. */
+  readonly secretFingerprints = new SecretFingerprints(this.collections)
   /**
    * The records of a user, by its `userId`, in each collection whose records belong to one: what
    * {@link removeRecordsOf} removes.

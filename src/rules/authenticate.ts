@@ -12,8 +12,15 @@ import type { RuleContext } from './context.ts'
  */
 export function authenticate(ctx: RuleContext, authorization: string | null): string {
   const key = bearerCredential(authorization)
-  const apiKey = key === undefined ? undefined : ctx.db.apiKeys.get(hashOfKey(key))
-  if (apiKey) return apiKey.orgId
+  if (key !== undefined) {
+    const hash = hashOfKey(key)
+    const apiKey = ctx.db.apiKeys.get(hash)
+    if (apiKey) {
+      // A key a state file holds only as a hash is known in clear from its first use on.
+      ctx.db.secretFingerprints.add(key, hash)
+      return apiKey.orgId
+    }
+  }
   throw ctx.authFailureStatus === 403
     ? new ApiError('forbidden')
     : new ApiError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } })

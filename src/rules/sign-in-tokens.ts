@@ -21,16 +21,18 @@ export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promi
     ctx.db.collections.signInTokens.delete(oldest)
   }
   const token = ctx.generateToken()
+  const tokenHash = hashSecret(token)
   // Every field comes from values already valid (the stored user, our own hash and timestamps),
   // so the schema is not run again: one validation less on every identify call.
   await ctx.db.collections.signInTokens.createValidated({
-    tokenHash: hashSecret(token),
+    tokenHash,
     userId: user.userId,
     orgId: user.orgId,
     issuedAt: formatTimestamp(now),
     expiresAt: formatTimestamp(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
     redeemedAt: null,
   })
+  ctx.db.secretFingerprints.add(token, tokenHash)
   return token
 }
 

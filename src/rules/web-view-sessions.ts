@@ -23,12 +23,14 @@ export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Pr
     ctx.db.collections.webViewSessions.delete(oldest)
   }
   const sessionId = generateSignInToken()
+  const sessionHash = hashSecret(sessionId)
   await ctx.db.collections.webViewSessions.create({
-    sessionHash: hashSecret(sessionId),
+    sessionHash,
     userId: user.userId,
     orgId: user.orgId,
     createdAt: formatTimestamp(now),
   })
+  ctx.db.secretFingerprints.add(sessionId, sessionHash)
   return sessionId
 }
 

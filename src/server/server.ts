@@ -13,6 +13,7 @@ import {
 } from './listener.ts'
 import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 import { createStateFileStore } from './state-store.ts'
+import { pinnedWebhookTransport } from './webhook-transport.ts'
 
 export type { ServerOptions } from './server-options.ts'
 
@@ -63,7 +64,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     frontDoor,
   }
   const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
-  const core = new MockCore(seedDataset, mockOptions, store)
+  const core = new MockCore(seedDataset, mockOptions, store, pinnedWebhookTransport)
   const site = createAnswer(core, listenerOptions)
   await core.ready
   const server = createServer(

@@ -18,7 +18,7 @@ export const checkResultSchema = z.strictObject({
 /**
  * What `verifyDeployment` returns and `verify --json` prints. `ok` is true exactly when no
  * contract row differs (with `strict`, no row at all), which is when the CLI exits 0.
- * `throwawayUser` names the only user the run wrote, and whether it is gone.
+ * `throwawayUser` names the only user the run wrote, whether it is gone, and where it may remain.
  *
  * @example
  * const report = verifyReportSchema.parse(JSON.parse(stdout))
@@ -27,7 +27,14 @@ export const verifyReportSchema = z.strictObject({
   ok: z.boolean(),
   target: z.string(),
   checks: z.array(checkResultSchema),
-  throwawayUser: z.strictObject({ orgId: z.string(), id: z.string(), deleted: z.boolean() }),
+  throwawayUser: z.strictObject({
+    orgId: z.string(),
+    id: z.string(),
+    /** Whether it is gone from every organisation the run may have written it to. */
+    deleted: z.boolean(),
+    /** Where it may remain: each organisation (and id) where the clean-up could not delete it. */
+    leftBehind: z.array(z.strictObject({ orgId: z.string(), id: z.string() })),
+  }),
 })
 
 export type CheckResult = z.infer<typeof checkResultSchema>

@@ -31,7 +31,8 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
   const send = createSender(resolved, ctx)
   const results: Results = {}
   let interrupted = false
-  for (const step of planSteps(ctx)) {
+  const steps = planSteps(ctx)
+  for (const step of steps) {
     if (resolved.signal?.aborted) {
       interrupted = true
       break
@@ -44,14 +45,19 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
       break
     }
   }
-  const deleted = await deleteWhatWasWritten(ctx, results, send)
-  const throwawayUser = { orgId: ctx.orgId, id: ctx.userId, deleted }
+  const leftBehind = await deleteWhatWasWritten(ctx, steps, results, send)
+  const throwawayUser = {
+    orgId: ctx.orgId,
+    id: ctx.userId,
+    deleted: leftBehind.length === 0,
+    leftBehind,
+  }
   if (interrupted) {
     throw new VerifyError(
       'interrupted',
-      deleted
+      leftBehind.length === 0
         ? `interrupted; the throwaway user ${ctx.userId} was deleted`
-        : `interrupted; the throwaway user ${ctx.userId} of ${ctx.orgId} could NOT be deleted: delete it by hand`,
+        : `interrupted; ${describeLeftBehind(leftBehind).join('; ')}`,
     )
   }
   const checks = verifyRows.map((row) => {
@@ -118,34 +124,66 @@ const showsGone = (exchange: Exchange | undefined) =>
   ((exchange.answer.status >= 200 && exchange.answer.status < 300) ||
     exchange.answer.status === 404)
 
-const wasWritten = (exchange: Exchange | undefined) =>
+/** Whether an identify may have written: it was answered 2xx, or not answered at all. */
+const mayHaveWritten = (exchange: Exchange | undefined) =>
   exchange !== undefined &&
   (!exchange.answered || (exchange.answer.status >= 200 && exchange.answer.status < 300))
 
+/** How many deletes the clean-up sends to one organisation, when one gets no answer. */
+const cleanUpAttempts = 2
+
 /**
- * Deletes the throwaway user wherever the run may have written it (its organisation, and the
- * other one if the target wrongly accepted that identify), unless the run's own deletes showed
- * it gone. Not interruptible: it is what an interruption waits for. True when nothing is left.
+ * Deletes the throwaway user in every organisation an identify of the run may have written it to
+ * (answered 2xx, or no answer: a request that timed out may still be applied), unless the run's
+ * last delete there showed it gone. A delete that gets no answer is sent once more. Not
+ * interruptible: it is what an interruption waits for. Returns the users it could not delete.
  */
-async function deleteWhatWasWritten(ctx: RunContext, results: Results, send: Send) {
-  const places = [
-    {
-      orgId: ctx.orgId,
-      written: wasWritten(results.create),
-      gone: showsGone(results.deleteAgain ?? results.delete),
-    },
-    {
-      orgId: ctx.otherOrgId,
-      written: results.otherOrgIdentify?.answered === true && wasWritten(results.otherOrgIdentify),
-      gone: showsGone(results.otherOrgDelete),
-    },
-  ]
-  let deleted = true
-  for (const place of places) {
-    if (!place.written || place.gone) continue
-    const path = deletePath(place.orgId, ctx.userId)
-    const exchange = await send({ method: 'DELETE', path, auth: 'key' }, false)
-    deleted &&= showsGone(exchange)
+async function deleteWhatWasWritten(
+  ctx: RunContext,
+  steps: readonly Step[],
+  results: Results,
+  send: Send,
+): Promise<VerifyReport['throwawayUser']['leftBehind']> {
+  const places = new Map<string, { written: boolean; lastDelete?: Exchange | undefined }>()
+  for (const step of steps) {
+    const orgId = orgIdOf(step, ctx)
+    if (orgId === undefined || !(step.name in results)) continue
+    const place = places.get(orgId) ?? { written: false }
+    if (step.method === 'POST') place.written ||= mayHaveWritten(results[step.name])
+    else place.lastDelete = results[step.name]
+    places.set(orgId, place)
   }
-  return deleted
+  const leftBehind = []
+  for (const [orgId, place] of places) {
+    if (!place.written || showsGone(place.lastDelete)) continue
+    const path = deletePath(orgId, ctx.userId)
+    let exchange: Exchange | undefined
+    for (let attempt = 0; attempt < cleanUpAttempts && !exchange?.answered; attempt++) {
+      exchange = await send({ method: 'DELETE', path, auth: 'key' }, false)
+    }
+    if (!showsGone(exchange)) leftBehind.push({ orgId, id: ctx.userId })
+  }
+  return leftBehind
+}
+
+/** The organisation a step writes the throwaway user to (or deletes it from); `undefined` if none. */
+function orgIdOf(step: Step, ctx: RunContext): string | undefined {
+  if (step.method === 'POST') {
+    return step.body?.id === ctx.userId ? (step.body.orgId as string | undefined) : undefined
+  }
+  if (step.method !== 'DELETE') return undefined
+  return [ctx.orgId, ctx.otherOrgId].find((orgId) => step.path === deletePath(orgId, ctx.userId))
+}
+
+/**
+ * One sentence per user the run could not delete, naming its organisation and id.
+ *
+ * @example describeLeftBehind([{ orgId: 'globex', id: 'verify-3f…' }])
+ * // ['the throwaway user verify-3f… in globex could NOT be deleted: delete it by hand']
+ */
+export function describeLeftBehind(users: VerifyReport['throwawayUser']['leftBehind']): string[] {
+  return users.map(
+    ({ orgId, id }) =>
+      `the throwaway user ${id} in ${orgId} could NOT be deleted: delete it by hand`,
+  )
 }

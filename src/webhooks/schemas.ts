@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { refusedAddressClass } from './addresses.ts'
 import { webhookLimits } from './limits.ts'
 import { webhookSecretKey } from './signature.ts'
 
@@ -23,21 +24,9 @@ const receiverUrlSchema = z
     return username === '' && password === ''
   }, 'must not carry credentials')
   .refine(
-    (url) => !isLinkLocal(new URL(url).hostname),
-    'must not be a link-local address (169.254.0.0/16, fe80::/10), where cloud metadata services answer',
+    (url) => refusedAddressClass(new URL(url).hostname) === undefined,
+    'must not be a link-local address (169.254.0.0/16, fe80::/10) or a cloud metadata address, in any of its forms (IPv4 inside IPv6 included)',
   )
-
-/**
- * Whether a URL's hostname (as `URL` normalises it, IPv6 in brackets) is a link-local address:
- * 169.254.0.0/16, fe80::/10, or the IPv4 range mapped into IPv6.
- */
-function isLinkLocal(hostname: string): boolean {
-  return (
-    /^169\.254\.\d+\.\d+$/.test(hostname) ||
-    /^\[fe[89ab][0-9a-f]:/i.test(hostname) ||
-    /^\[::ffff:a9fe:/i.test(hostname)
-  )
-}
 
 /**
  * A webhook endpoint to register: where to post, the signing secret (`whsec_<base64>`,

@@ -115,20 +115,105 @@ describe('the journal never holds a key or a token in clear', () => {
         body: JSON.stringify(body),
       })
     expect((await identify({ id: 'k1', orgId: 'k', x: 'k1' })).status).toBe(400)
-    // An answered identify's strings of fewer than 8 characters are not hashed (the hot path):
-    // docs/guides/testing.md, "Asserting what your code sent".
     expect((await identify({ id: 'k1', orgId: 'k' })).status).toBe(200)
     const remove = () => api.fetch(`${origin}/api/v1/users/k/k1`, { method: 'DELETE', headers })
     expect((await remove()).status).toBe(200)
     expect((await remove()).status).toBe(404)
-    const refusedOrDeletes = api
-      .requests()
-      .filter((entry) => entry.status !== 200 || entry.operation === 'delete')
-    expect(refusedOrDeletes.map((entry) => [entry.status, entry.path, entry.request])).toEqual([
+    expect(api.requests().map((entry) => [entry.status, entry.path, entry.request])).toEqual([
       [400, '/api/v1/users/identify', { id: '[redacted]', orgId: 'k', x: '[redacted]' }],
+      [200, '/api/v1/users/identify', { id: '[redacted]', orgId: 'k' }],
       [200, '/api/v1/users/k/[redacted]', { orgId: 'k', id: '[redacted]' }],
       [404, '/api/v1/users/k/[redacted]', { orgId: 'k', id: '[redacted]' }],
     ])
+  })
+
+  describe('finds a key or a token anywhere inside a string, whatever surrounds it', () => {
+    // The key of the security review's finding.
+    const reviewKey = 'sk_test_pI0i95bloxpGcS1Fpy8cNYjG'
+    const embed = (secret: string) => [
+      `u-${secret}.x`,
+      `${secret}_${secret.slice(0, 5)}`,
+      `path/${secret}/more`,
+      `${secret}.`,
+      `-${secret}`,
+      `x${secret}y`,
+      `${'a'.repeat(300)}${secret}${'b'.repeat(300)}`,
+    ]
+    const setUp = async () => {
+      const api = createMockApi({
+        organisations: [
+          { orgId: 'acme', apiKeys: [key] },
+          { orgId: 'other', apiKeys: [reviewKey] },
+        ],
+      })
+      return { api, token: await signIn(api, 'ada') }
+    }
+    const identify = (api: ReturnType<typeof createMockApi>, body: unknown) =>
+      api.fetch(`${origin}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify(body),
+      })
+
+    it('in identify bodies, answered and refused', async () => {
+      const { api, token } = await setUp()
+      for (const secret of [reviewKey, key, token]) {
+        for (const text of embed(secret)) {
+          expect((await identify(api, { id: text, orgId: 'acme' })).status).toBe(200)
+          expect((await identify(api, { id: 'ada', orgId: 'acme', x: text })).status).toBe(400)
+        }
+      }
+      const calls = api.calls('identify').slice(1)
+      expect(calls).toHaveLength(3 * 7 * 2)
+      for (const call of calls) {
+        const { id, x } = call.request as { id: string; x?: string }
+        expect(call.status === 200 ? id : x).toBe('[redacted]')
+      }
+      expectNoSecret(api, reviewKey, key, token)
+    })
+
+    it('in delete paths', async () => {
+      const { api, token } = await setUp()
+      for (const secret of [reviewKey, key, token]) {
+        for (const text of embed(secret)) {
+          const response = await api.fetch(
+            `${origin}/api/v1/users/acme/${encodeURIComponent(text)}`,
+            { method: 'DELETE', headers: auth },
+          )
+          expect(response.status).toBe(404)
+        }
+      }
+      const deletes = api.requests().filter((entry) => entry.operation === 'delete')
+      expect(deletes).toHaveLength(3 * 7)
+      for (const entry of deletes) {
+        expect([entry.path, entry.request]).toEqual([
+          '/api/v1/users/acme/[redacted]',
+          { orgId: 'acme', id: '[redacted]' },
+        ])
+      }
+      expectNoSecret(api, reviewKey, key, token)
+    })
+
+    it('in web-view query strings, which the journal never keeps', async () => {
+      const { api, token } = await setUp()
+      for (const text of embed(token)) {
+        await api.fetch(`${origin}/webview?orgId=acme&token=${encodeURIComponent(text)}`)
+      }
+      expect(
+        api
+          .requests()
+          .slice(1)
+          .map((entry) => entry.path),
+      ).toEqual(embed(token).map(() => '/webview'))
+      expectNoSecret(api, token)
+    })
+
+    it('and keeps a string that only looks like one', async () => {
+      const { api } = await setUp()
+      const nearMiss = `u-${reviewKey.slice(0, -1)}H.x`
+      expect((await identify(api, { id: nearMiss, orgId: 'acme' })).status).toBe(200)
+      expect(api.calls('identify').at(-1)?.request).toEqual({ id: nearMiss, orgId: 'acme' })
+    })
   })
 
   it('keeps what is not a secret as it was sent', async () => {

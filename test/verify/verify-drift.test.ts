@@ -182,6 +182,7 @@ describe('verify against a deployment that drifted', () => {
       orgId: 'org-1',
       id: expect.stringMatching(/^verify-/),
       deleted: false,
+      leftBehind: [{ orgId: 'org-1', id: report.throwawayUser.id }],
     })
     expect(throwawayUsersIn(await server.core.state()).map((u) => u.id)).toEqual([
       report.throwawayUser.id,

@@ -4,7 +4,7 @@ import { formatJUnit, type VerifyReport } from '../../src/server/verify/index.ts
 const report: VerifyReport = {
   ok: false,
   target: 'https://staging.example.com/?a=1&b=2',
-  throwawayUser: { orgId: 'acme', id: 'verify-1', deleted: true },
+  throwawayUser: { orgId: 'acme', id: 'verify-1', deleted: true, leftBehind: [] },
   checks: [
     {
       name: 'a <contract> row',

@@ -33,15 +33,31 @@ describe('a webhook endpoint at the mock itself', () => {
   })
 })
 
-describe('a webhook URL at a link-local address', () => {
+describe('a webhook URL at a link-local or cloud metadata address, in any form', () => {
   const refused = [
     'http://169.254.169.254/latest/meta-data/',
     'http://2852039166/latest/meta-data/',
     'http://[fe80::1]/hook',
     'http://[febf::1]/hook',
     'http://[::ffff:169.254.169.254]/hook',
+    // IPv4-compatible, IPv4-translated, NAT64 and mapped (in hexadecimal) forms of 169.254.169.254.
+    'http://[::a9fe:a9fe]/hook',
+    'http://[::ffff:0:a9fe:a9fe]/hook',
+    'http://[64:ff9b::a9fe:a9fe]/hook',
+    'http://[::ffff:a9fe:1]/hook',
+    // Metadata services outside 169.254.0.0/16.
+    'http://100.100.100.200/latest/meta-data/',
+    'http://[fd00:ec2::254]/latest/meta-data/',
   ]
-  const allowed = ['http://127.0.0.1:9/hook', 'http://localhost:9/hook', 'http://[fe8::1]/hook']
+  const allowed = [
+    'http://127.0.0.1:9/hook',
+    'http://localhost:9/hook',
+    'http://[fe8::1]/hook',
+    'http://[::1]:9/hook',
+    'http://[::ffff:127.0.0.1]:9/hook',
+    'http://10.0.0.7:9/hook',
+    'http://[64:ff9b::a00:7]:9/hook',
+  ]
 
   it('is refused by api.webhooks.add with a TypeError, loopback receivers still allowed', () => {
     const api = createMockApi()

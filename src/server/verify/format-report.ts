@@ -2,6 +2,7 @@ import { styleText } from 'node:util'
 import type { VerifyPlan } from '../../verify/dry-run.ts'
 import { type CheckResult, isFailing, type VerifyReport } from '../../verify/report.ts'
 import { verifyRows } from '../../verify/rows.ts'
+import { describeLeftBehind } from '../../verify/run.ts'
 
 type Paint = (style: Parameters<typeof styleText>[0], text: string) => string
 
@@ -36,10 +37,9 @@ export function formatReport(report: VerifyReport, { colour, strict }: FormatOpt
           : 'yellow'
   const rows = report.checks.map((check) => {
     const verdict = paint(verdictStyle(check), check.verdict.padEnd(7))
+    const actual = escapeControls(check.actual)
     const detail =
-      check.verdict === 'skipped'
-        ? check.actual
-        : `expected ${check.expected}; actual ${check.actual}`
+      check.verdict === 'skipped' ? actual : `expected ${check.expected}; actual ${actual}`
     return `  ${check.name.padEnd(nameWidth)}  ${check.kind.padEnd(8)}  ${verdict}  ${detail}`
   })
   const differences = report.checks.filter((check) => check.verdict === 'differs')
@@ -51,12 +51,9 @@ export function formatReport(report: VerifyReport, { colour, strict }: FormatOpt
     ...rows,
     '',
     paint(report.ok ? 'green' : 'red', summarise(report, strict)),
-    user.deleted
-      ? `The throwaway user ${user.id} of ${user.orgId} was deleted.`
-      : paint(
-          'red',
-          `The throwaway user ${user.id} of ${user.orgId} could NOT be deleted: delete it by hand.`,
-        ),
+    ...(user.leftBehind.length === 0
+      ? [`The throwaway user ${user.id} of ${user.orgId} was deleted.`]
+      : describeLeftBehind(user.leftBehind).map((line) => paint('red', `${capitalise(line)}.`))),
     ...(differences.length > 0
       ? [
           '',
@@ -69,6 +66,24 @@ export function formatReport(report: VerifyReport, { colour, strict }: FormatOpt
       : []),
     '',
   ].join('\n')
+}
+
+const capitalise = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)
+
+/**
+ * Characters a terminal acts on rather than shows, written as escapes: C0 and C1 controls and DEL
+ * (`\x1b]0;title\x07` would retitle the window, `\x1b[2J` clear it) and the bidirectional
+ * controls (which reorder what is shown). For text the target sent, which the report quotes.
+ *
+ * @example escapeControls('\x1b[2Jok') // '\\x1b[2Jok'
+ */
+export function escapeControls(text: string): string {
+  return text.replace(/[\p{Cc}\p{Bidi_Control}]/gu, (c) => {
+    const code = c.charCodeAt(0)
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, '0')}`
+      : `\\u${code.toString(16).padStart(4, '0')}`
+  })
 }
 
 /** The summary line, e.g. `28 same, 1 differs (0 contract, 1 decision), 2 skipped: OK`. */

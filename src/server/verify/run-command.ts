@@ -1,10 +1,10 @@
 import { writeFile } from 'node:fs/promises'
 import { planVerification } from '../../verify/dry-run.ts'
 import { VerifyError, type VerifyPlanOptions } from '../../verify/options.ts'
-import { verifyDeployment } from '../../verify/run.ts'
+import { describeLeftBehind, verifyDeployment } from '../../verify/run.ts'
 import { fileErrorInWords } from '../files/file-errors.ts'
 import { verifyExitCodes } from './exit-codes.ts'
-import { formatPlan, formatReport } from './format-report.ts'
+import { escapeControls, formatPlan, formatReport } from './format-report.ts'
 import { formatJUnit } from './junit.ts'
 
 /** What `verify` does with a run beside the options of `verifyDeployment`. */
@@ -49,10 +49,8 @@ export async function runVerifyCommand(
     const report = await verifyDeployment({ ...options, apiKey: options.apiKey })
     if (flags.junit)
       await writeJUnit(flags.junit, formatJUnit(report, { strict: options.strict ?? false }))
-    if (!report.throwawayUser.deleted) {
-      process.stderr.write(
-        `identify-api-mock: the throwaway user ${report.throwawayUser.id} of ${report.throwawayUser.orgId} could NOT be deleted: delete it by hand\n`,
-      )
+    for (const line of describeLeftBehind(report.throwawayUser.leftBehind)) {
+      process.stderr.write(`identify-api-mock: ${line}\n`)
     }
     const colour = process.stdout.isTTY === true && process.stdout.hasColors()
     const text = flags.json
@@ -61,7 +59,7 @@ export async function runVerifyCommand(
     return exit(report.ok ? verifyExitCodes.ok : verifyExitCodes.differs, text)
   } catch (error) {
     if (!(error instanceof VerifyError)) throw error
-    process.stderr.write(`identify-api-mock: ${error.message}\n`)
+    process.stderr.write(`identify-api-mock: ${escapeControls(error.message)}\n`)
     return exit(
       error.reason === 'interrupted' ? verifyExitCodes.interrupted : verifyExitCodes.cannotRun,
     )

@@ -1,0 +1,101 @@
+import type { Collections } from './database.ts'
+
+/**
+ * A rolling fingerprint (Rabin–Karp) of every API key, sign-in token and web-view session the mock
+ * has held in clear since it started, by length: what lets the journal find a secret anywhere
+ * inside a string (`u-sk_test_….x`) in one pass, hashing with SHA-256 only the pieces whose
+ * fingerprint a secret has. Kept in memory only, never in a state file or a record: a fingerprint
+ * is 32 bits, a polynomial of the secret's characters modulo 2^32 (32-bit integer arithmetic, the
+ * fastest a JavaScript engine has) in a random odd base drawn for each database, and the process
+ * holds the secrets themselves anyway (the options' keys, a token while it is answered).
+ *
+ * A secret leaves the index when its record leaves its collection (swept, deleted, evicted).
+ */
+export class SecretFingerprints {
+  // biome-ignore lint/style/noNonNullAssertion: one value is always drawn
+  readonly #base = (crypto.getRandomValues(new Uint32Array(1))[0]! | 1) >>> 0
+  readonly #byHash = new Map<string, { length: number; fingerprint: number }>()
+  /** Per length: the base to the power length, and how many secrets have each fingerprint. */
+  readonly #byLength = new Map<number, { power: number; counts: Map<number, number> }>()
+  /** The lengths of {@link #byLength}, shortest first. */
+  #lengths: number[] = []
+
+  constructor(collections: Collections) {
+    collections.apiKeys.observe({ added() {}, removed: (r) => this.#forget(r.keyHash) })
+    collections.signInTokens.observe({ added() {}, removed: (r) => this.#forget(r.tokenHash) })
+    collections.webViewSessions.observe({
+      added() {},
+      removed: (r) => this.#forget(r.sessionHash),
+    })
+  }
+
+  /**
+   * Remembers `secret` (whose SHA-256 is `hash`, the key of its record): call it wherever the mock
+   * holds one in clear. Costs one pass over `secret`, nothing once it is known.
+   */
+  add(secret: string, hash: string): void {
+    if (secret.length === 0 || this.#byHash.has(hash)) return
+    let table = this.#byLength.get(secret.length)
+    if (!table) {
+      table = { power: this.#power(secret.length), counts: new Map() }
+      this.#byLength.set(secret.length, table)
+      this.#lengths = [...this.#byLength.keys()].sort((a, b) => a - b)
+    }
+    const fingerprint = this.#fingerprint(secret)
+    this.#byHash.set(hash, { length: secret.length, fingerprint })
+    table.counts.set(fingerprint, (table.counts.get(fingerprint) ?? 0) + 1)
+  }
+
+  /**
+   * Whether some piece of `text` of a held secret's length, whose fingerprint a held secret has,
+   * passes `confirm` (which checks its SHA-256). One pass over `text` per distinct length of the
+   * secrets held (two for the seeded keys and the tokens); nothing for text shorter than them all.
+   *
+   * @example fingerprints.find('u-sk_test_….x', (piece) => isSecret(ctx, piece)) // true
+   */
+  find(text: string, confirm: (piece: string) => boolean): boolean {
+    const base = this.#base
+    for (const length of this.#lengths) {
+      if (length > text.length) break
+      const { power, counts } = this.#byLength.get(length) as {
+        power: number
+        counts: Map<number, number>
+      }
+      let hash = 0
+      for (let i = 0; i < text.length; i++) {
+        hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0
+        if (i < length - 1) continue
+        if (i >= length) hash = (hash - Math.imul(text.charCodeAt(i - length), power)) | 0
+        if (counts.has(hash) && confirm(text.slice(i - length + 1, i + 1))) return true
+      }
+    }
+    return false
+  }
+
+  #fingerprint(text: string): number {
+    let hash = 0
+    for (let i = 0; i < text.length; i++)
+      hash = (Math.imul(hash, this.#base) + text.charCodeAt(i)) | 0
+    return hash
+  }
+
+  #power(exponent: number): number {
+    let power = 1
+    for (let i = 0; i < exponent; i++) power = Math.imul(power, this.#base)
+    return power
+  }
+
+  #forget(hash: string): void {
+    const known = this.#byHash.get(hash)
+    if (!known) return
+    this.#byHash.delete(hash)
+    const table = this.#byLength.get(known.length)
+    const count = table?.counts.get(known.fingerprint) ?? 0
+    if (count > 1) table?.counts.set(known.fingerprint, count - 1)
+    else table?.counts.delete(known.fingerprint)
+    if (table?.counts.size === 0) {
+      this.#byLength.delete(known.length)
+      this.#lengths = this.#lengths.filter((length) => length !== known.length)
+    }
+  }
+}
