@@ -232,15 +232,10 @@ export class MockCore {
     })
   }
 
-  /**
-   * Replaces the records with `state`. The seeded records come from the fixture builders, typed
-   * by the record schemas and checked against them by the test suite, and a state file checks
-   * its records as it reads them: validating 100,000 users again would cost a quarter of a
-   * second at every start and every reset.
-   */
+  /** Replaces the records with `state`, each validated by `@msw/data` with its schema. */
   async #load(state: MockState): Promise<void> {
     const db = new Database()
-    await db.load(state, { validated: true })
+    await db.load(state)
     if (this.#store) db.trackChanges()
     this.#ctx = { ...this.#ctx, db }
   }

@@ -129,18 +129,11 @@ export class Database {
     if (this.#changes) this.#changes = []
   }
 
-  /**
-   * Creates a copy of every record of `state`, each validated by its collection's schema, unless
-   * `validated` says they already were (a reset reloading the records the first load accepted).
-   */
-  async load(state: Partial<MockState>, { validated = false } = {}): Promise<void> {
+  /** Creates a copy of every record of `state`, each validated by its collection's schema. */
+  async load(state: Partial<MockState>): Promise<void> {
     for (const name of collectionNames) {
       const collection = this.collections[name] as PartitionedCollection<never>
-      for (const record of state[name] ?? []) {
-        await (validated
-          ? collection.createValidated(copyOf(record) as never)
-          : collection.create(record as never))
-      }
+      for (const record of state[name] ?? []) await collection.create(record as never)
     }
   }
 
@@ -164,13 +157,4 @@ export class Database {
   snapshot(): MockState {
     return structuredClone(this.records())
   }
-}
-
-/** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */
-function copyOf<R extends object>(record: R): R {
-  const copy = { ...record }
-  for (const [key, value] of Object.entries(copy)) {
-    if (Array.isArray(value)) (copy as Record<string, unknown>)[key] = [...value]
-  }
-  return copy
 }
