@@ -5,6 +5,7 @@
  *   npm run bench                 # the whole run, about 7 minutes on 2 cores
  *   npm run bench -- --quick      # every figure from shorter runs and fewer calls (a smoke test)
  *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify, issue 13)
+ *   npm run bench -- --only=7     # importing the package, and a vitest suite (issue 23)
  *
  * HTTP load comes from autocannon (10 connections, to 127.0.0.1 only), micro-benchmarks from
  * tinybench; targets compared with each other run interleaved and the medians are compared.
@@ -25,6 +26,7 @@ import {
   type LoadResult,
   load,
 } from './lib/http-load.ts'
+import { importCosts, vitestSuiteCosts } from './lib/import-cost.ts'
 import {
   InProcessClient,
   inProcessCosts,
@@ -53,6 +55,8 @@ const plan = quick
       inProcessCalls: 5_000,
       soakCalls: 50_000,
       sustained: { seconds: 6, windowSeconds: 1 },
+      importRounds: 3,
+      suiteRounds: 1,
     }
   : {
       rounds: 3,
@@ -63,6 +67,8 @@ const plan = quick
       inProcessCalls: 100_000,
       soakCalls: 1_000_000,
       sustained: { seconds: 60, windowSeconds: 10 },
+      importRounds: 9,
+      suiteRounds: 3,
     }
 const small = 1_000
 const large = 100_000
@@ -493,7 +499,54 @@ async function sustained() {
   )
 }
 
-const sections = [throughput, flatWithSize, inATestSuite, startUp, memory, sustained]
+// 7. What a test file pays (issue 23): importing the package, and a whole vitest suite.
+async function importAndSuite() {
+  say('\n7. Importing the package…')
+  const imported = await importCosts(plan.importRounds)
+  figures.push({
+    goal: 23,
+    name: "`import('msw/node')`, less a bare `node -e 0`",
+    measured: ms(imported.msw),
+    target: 'the msw floor',
+  })
+  figures.push({
+    goal: 23,
+    name: "`import('identify-api-mock')`, `createMockApi()`, `ready`, less `node -e 0`",
+    measured: ms(imported.mock),
+    target: '≤ 2 × msw/node',
+    ratio: imported.mock / imported.msw,
+    met: imported.mock / imported.msw <= 2,
+  })
+  say('   a vitest suite with the mock, and with one trivial msw handler…')
+  const suite = await vitestSuiteCosts(plan.suiteRounds)
+  figures.push({
+    goal: 23,
+    name: `vitest, ${suite.files} files × ${suite.testsPerFile} tests, one trivial msw handler`,
+    measured: ms(suite.trivial),
+    target: 'the msw floor',
+  })
+  figures.push({
+    goal: 23,
+    name: `vitest, ${suite.files} files × ${suite.testsPerFile} tests, a mock each, reset after each test`,
+    measured: ms(suite.mock),
+    target: '≤ 1.3 × trivial',
+    ratio: suite.mock / suite.trivial,
+    met: suite.mock / suite.trivial <= 1.3,
+  })
+  notes.push(
+    `Import: each a fresh \`node --input-type=module -e\` in the repository (the package by its name: the built \`dist\`), compile cache off, medians of ${plan.importRounds} interleaved runs, less the median of a bare \`node -e 0\` (${ms(imported.bare)}). Vitest: wall time of \`vitest run\` over a scratch project with the package in its \`node_modules\`, each test one identify through \`fetch\`, ${plan.suiteRounds} interleaved run(s), medians.`,
+  )
+}
+
+const sections = [
+  throughput,
+  flatWithSize,
+  inATestSuite,
+  startUp,
+  memory,
+  sustained,
+  importAndSuite,
+]
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 const started = performance.now()
 for (const [i, section] of sections.entries()) {

@@ -1,6 +1,6 @@
 /** One line of the benchmark's table. */
 export interface Figure {
-  /** The goal it belongs to: issue 6's (1–5), or 13 for issue 13's sustained load. */
+  /** The goal it belongs to: issue 6's (1–5), 13 for issue 13's sustained load, 23 for issue 23's import. */
   goal: number
   name: string
   /** The figure, with its unit. */
