@@ -1,5 +1,15 @@
 /**
- * Bundles the `identify-api-mock` bin (run by `npm run build`, after `tsc`).
+ * Bundles the library's entry points and the `identify-api-mock` bin (run by `npm run build`,
+ * after `tsc`, which writes only the declarations).
+ *
+ * The library: every entry of package.json's `exports`, from the source its
+ * `@identify-api-mock/source` condition names to the file its `default` names, in one build
+ * with shared chunks (so that the entries share one `ApiError`, one `MockCore`). Compiled as
+ * separate modules, importing the package loaded about 1,100 files, almost all `es-toolkit`
+ * barrels that `@msw/data` imports whole; a test file paid that at every import. The peers (msw,
+ * vitest) and zod (whose schemas the package exports, for consumers to compose with their own)
+ * stay imports; the rest is tree-shaken into the bundle. `platform: 'neutral'`: the same files
+ * serve a browser page (through the consumer's bundler) and Node.
  *
  * Start-up is what a mock server is waited for by: compiled as separate modules, the CLI loads
  * about 400 files (`es-toolkit` alone is hundreds), which costs more than everything else it does
@@ -7,8 +17,9 @@
  * small launcher at the bin's path that first turns on Node's module compile cache: from the
  * second start on, V8 reads the bundle's compiled code instead of compiling it again.
  */
-import { chmod, writeFile } from 'node:fs/promises'
+import { chmod, readFile, writeFile } from 'node:fs/promises'
 import { builtinModules } from 'node:module'
+import { dirname } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
 
@@ -34,6 +45,59 @@ const requireBuiltins: Plugin = {
       loader: 'js',
     }))
   },
+}
+
+/**
+ * zod's namespace `z` carries every locale of its error messages (`z.locales`, 360 KB, half of
+ * zod in the bundle), and a namespace object is not tree-shaken. The mock answers with its own
+ * messages and its bundled zod is not the consumer's, so its `z.locales` holds English only (the
+ * default zod registers by itself).
+ */
+const zodEnglishOnly: Plugin = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, ({ importer, path }) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(importer)
+        ? { path: new URL(path, `file://${importer}`).pathname, namespace: 'zod-locales' }
+        : undefined,
+    )
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, ({ path }) => ({
+      contents: "export { default as en } from './en.js'",
+      resolveDir: dirname(path),
+      loader: 'js',
+    }))
+  },
+}
+
+const root = new URL('./', import.meta.url)
+const { exports, peerDependencies } = JSON.parse(
+  await readFile(new URL('package.json', root), 'utf8'),
+) as { exports: Record<string, Record<string, string>>; peerDependencies: Record<string, string> }
+
+// The bin's test builds only a bin of its own.
+if (!process.env.BIN_OUT_DIR) {
+  const entries = Object.values(exports).flatMap((conditions) => {
+    const [source, out] = [conditions['@identify-api-mock/source'], conditions.default]
+    return source && out
+      ? [{ in: source, out: out.replace(/^\.\/dist\//, '').replace(/\.js$/, '') }]
+      : []
+  })
+  await build({
+    absWorkingDir: new URL('.', root).pathname,
+    entryPoints: entries,
+    outdir: 'dist',
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    format: 'esm',
+    target: 'es2023',
+    external: [...Object.keys(peerDependencies), 'node:*'],
+    plugins: [zodEnglishOnly],
+    legalComments: 'eof',
+    logLevel: 'warning',
+  })
 }
 
 await build({

@@ -28,7 +28,7 @@ state.signInTokens = tokens.map((token) => ({
   redeemedAt: null,
 }))
 const db = new Database()
-await db.load(state, { validated: true })
+await db.load(state)
 for (const [secret, hash] of held) db.secretFingerprints.add(secret, hash)
 for (const [i, token] of tokens.entries()) {
   db.secretFingerprints.add(token, state.signInTokens[i]?.tokenHash as string)

@@ -4,7 +4,8 @@
  *
  *   npm run bench                 # the whole run, about 7 minutes on 2 cores
  *   npm run bench -- --quick      # every figure from shorter runs and fewer calls (a smoke test)
- *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify; 7: the state file)
+ *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify; 7: the state file;
+ *                                 # 8: importing the package, and a vitest suite)
  *
  * HTTP load comes from autocannon (10 connections, to 127.0.0.1 only), micro-benchmarks from
  * tinybench; targets compared with each other run interleaved and the medians are compared.
@@ -25,6 +26,7 @@ import {
   type LoadResult,
   load,
 } from './lib/http-load.ts'
+import { importCosts, vitestSuiteCosts } from './lib/import-cost.ts'
 import {
   InProcessClient,
   inProcessCosts,
@@ -54,6 +56,8 @@ const plan = quick
       inProcessCalls: 5_000,
       soakCalls: 50_000,
       sustained: { seconds: 6, windowSeconds: 1 },
+      importRounds: 3,
+      suiteRounds: 1,
     }
   : {
       rounds: 3,
@@ -64,6 +68,8 @@ const plan = quick
       inProcessCalls: 100_000,
       soakCalls: 1_000_000,
       sustained: { seconds: 60, windowSeconds: 10 },
+      importRounds: 9,
+      suiteRounds: 3,
     }
 const small = 1_000
 const large = 100_000
@@ -87,6 +93,28 @@ async function okPerSecond(run: Promise<LoadResult>, what: string): Promise<numb
   const result = await run
   if (result.failures > 0) throw new Error(`${what}: ${result.failures} failed answers`)
   return result.okPerSecond
+}
+
+/**
+ * Two figures: `floor`, for comparison, then `subject` with its goal, at most `atMost` × the floor
+ * (`format` writes each measure with its unit).
+ */
+function pushAgainstFloor(
+  goal: number,
+  format: (value: number) => string,
+  floor: { name: string; value: number; target: string },
+  subject: { name: string; value: number; atMost: number; target: string },
+) {
+  figures.push({ goal, name: floor.name, measured: format(floor.value), target: floor.target })
+  const ratio = subject.value / floor.value
+  figures.push({
+    goal,
+    name: subject.name,
+    measured: format(subject.value),
+    target: subject.target,
+    ratio,
+    met: ratio <= subject.atMost,
+  })
 }
 
 // 1. Standalone server throughput against a bare node:http server (and Prism).
@@ -282,20 +310,21 @@ function pushCostRatios(where: string, small: Costs[], large: Costs[]) {
 async function inATestSuite() {
   say('\n3. In a test suite…')
   const costs = await suiteCosts(plan.rounds * 2, plan.microMs)
-  figures.push({
-    goal: 3,
-    name: 'trivial msw handler round trip (setupServer + fetch)',
-    measured: ms(costs.trivial),
-    target: 'the msw floor',
-  })
-  figures.push({
-    goal: 3,
-    name: 'identify through the MSW handlers',
-    measured: ms(costs.identify),
-    target: '≤ 1.1 × trivial',
-    ratio: costs.identify / costs.trivial,
-    met: costs.identify / costs.trivial <= 1.1,
-  })
+  pushAgainstFloor(
+    3,
+    ms,
+    {
+      name: 'trivial msw handler round trip (setupServer + fetch)',
+      value: costs.trivial,
+      target: 'the msw floor',
+    },
+    {
+      name: 'identify through the MSW handlers',
+      value: costs.identify,
+      atMost: 1.1,
+      target: '≤ 1.1 × trivial',
+    },
+  )
   figures.push({
     goal: 3,
     name: 'identify through api.fetch (no msw)',
@@ -494,7 +523,7 @@ async function sustained() {
   )
 }
 
-// 7. The state file (issue 22): its cost per call, start-up from it, and a state past 600 MB.
+// 7. The state file: its cost per call, start-up from it, and a state past 600 MB.
 async function stateFile() {
   const dir = mkdtempSync(join(tmpdir(), 'bench-state-'))
   const path = join(dir, 'state.db')
@@ -512,7 +541,7 @@ async function stateFile() {
     })
     const [fileRate, memoryRate] = [median(samples.file ?? []), median(samples.memory ?? [])]
     figures.push({
-      goal: 22,
+      goal: 7,
       name: 'identify (update) with --state-file, each call committed to disk',
       measured: perSecond(fileRate),
       target: 'for context (JSON-lines file before: 65/s, same loop and machine)',
@@ -535,7 +564,7 @@ async function stateFile() {
   await plain.server.stop()
   removeStateFile(path)
   figures.push({
-    goal: 22,
+    goal: 7,
     name: 'start-up, 100,000 users: new state file / loaded from it / no file',
     measured: `${ms(created.ms)} / ${ms(loaded.ms)} / ${ms(plain.ms)}`,
     target: 'loaded ≤ 2 × no file',
@@ -575,27 +604,27 @@ async function stateFile() {
   await restarted.server.stop()
   rmSync(dir, { recursive: true, force: true })
   figures.push({
-    goal: 22,
+    goal: 7,
     name: `state of ${calls} identify calls: JSON written, then read back after SIGKILL`,
     measured: `${mb(written)} / ${mb(readBack)}`,
     target: `> ${mb(target)}, the same after the restart`,
     met: written > target && readBack === written,
   })
   figures.push({
-    goal: 22,
+    goal: 7,
     name: 'GET /__mock/health while that state is being read',
     measured: ms(healthMs),
     target: '≤ 1 s',
     met: healthMs <= 1000,
   })
   figures.push({
-    goal: 22,
+    goal: 7,
     name: `restart with that state (loaded from the file)`,
     measured: ms(restarted.ms),
     target: 'for context',
   })
   figures.push({
-    goal: 22,
+    goal: 7,
     name: 'RSS (heap) after start / full / after a reset and 5 requests',
     measured: `${mb(atStart.rss)} (${mb(atStart.heapUsed)}) / ${mb(full.rss)} (${mb(full.heapUsed)}) / ${mb(afterReset.rss)} (${mb(afterReset.heapUsed)})`,
     target: 'after reset ≤ 2 × after start',
@@ -604,7 +633,58 @@ async function stateFile() {
   })
 }
 
-const sections = [throughput, flatWithSize, inATestSuite, startUp, memory, sustained, stateFile]
+// 8. What a test file pays: importing the package, and a whole vitest suite.
+async function importAndSuite() {
+  say('\n8. Importing the package…')
+  const imported = await importCosts(plan.importRounds)
+  pushAgainstFloor(
+    8,
+    ms,
+    {
+      name: "`import('msw/node')`, less a bare `node -e 0`",
+      value: imported.msw,
+      target: 'the msw floor',
+    },
+    {
+      name: "`import('identify-api-mock')`, `createMockApi()`, `ready`, less `node -e 0`",
+      value: imported.mock,
+      atMost: 2,
+      target: '≤ 2 × msw/node',
+    },
+  )
+  say('   a vitest suite with the mock, and with one trivial msw handler…')
+  const suite = await vitestSuiteCosts(plan.suiteRounds)
+  const shape = `${suite.files} files × ${suite.testsPerFile} tests`
+  pushAgainstFloor(
+    8,
+    ms,
+    {
+      name: `vitest, ${shape}, one trivial msw handler`,
+      value: suite.trivial,
+      target: 'the msw floor',
+    },
+    {
+      name: `vitest, ${shape}, a mock each, reset after each test`,
+      value: suite.mock,
+      atMost: 1.3,
+      target: '≤ 1.3 × trivial',
+    },
+  )
+  notes.push(
+    `Import: each a fresh \`node --input-type=module -e\` in the repository (the package by its name: the built \`dist\`), compile cache off, medians of ${plan.importRounds} interleaved runs, less the median of a bare \`node -e 0\` (${ms(imported.bare)}). Vitest: wall time of \`vitest run\` over a scratch project with the package in its \`node_modules\`, each test one identify through \`fetch\`, ${plan.suiteRounds} interleaved run(s), medians.`,
+  )
+}
+
+const sections = [
+  throughput,
+  flatWithSize,
+  inATestSuite,
+  startUp,
+  memory,
+  sustained,
+  stateFile,
+  importAndSuite,
+]
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length)
 const started = performance.now()
 for (const [i, section] of sections.entries()) {

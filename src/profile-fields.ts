@@ -29,12 +29,11 @@ export type ProfileField = keyof ProfileFields
 
 export const profileFieldNames: readonly ProfileField[] = profileFieldsSchema.keyof().options
 
-/** The profile fields of `record`, in the order they are declared. */
+/** The profile fields of `record`, in the order they are declared (on every identify answer). */
 export function profileOf<R extends { [F in ProfileField]: unknown }>(
   record: R,
 ): Pick<R, ProfileField> {
-  return Object.fromEntries(profileFieldNames.map((field) => [field, record[field]])) as Pick<
-    R,
-    ProfileField
-  >
+  const profile = {} as Pick<R, ProfileField>
+  for (const field of profileFieldNames) profile[field] = record[field]
+  return profile
 }

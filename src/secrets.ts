@@ -4,7 +4,7 @@ import { z } from 'zod'
 /**
  * The hashes and tokens of the mock, as flat strings: `@noble/hashes`' `bytesToHex` builds its
  * hex by appending two characters at a time, and the engine keeps that as a chain of 32 string
- * pieces (about 1 KB) for as long as the stored record lives.
+ * pieces (about 1 KB) for as long as the stored record lives. Node's native hex is flat.
  */
 
 const tokenBytes = 32
@@ -23,8 +23,24 @@ export function hexOf(bytes: Uint8Array): string {
   return String.fromCharCode(...codes)
 }
 
-/** Holds a secret's UTF-8 while it is hashed: most secrets fit, and `encode` would allocate. */
-const scratch = new Uint8Array(256)
+/**
+ * SHA-256 of a string's UTF-8, as hex: Node's one-shot native `crypto.hash` where the platform
+ * has it (Node, Deno, Bun: twenty times the speed of JavaScript), `@noble/hashes` elsewhere (a
+ * browser page, which has only WebCrypto's asynchronous `digest`).
+ */
+const sha256Hex: (text: string) => string = (() => {
+  const native = globalThis.process?.getBuiltinModule?.('node:crypto')
+  if (typeof native?.hash === 'function') return (text) => native.hash('sha256', text, 'hex')
+  // Holds a secret's UTF-8 while it is hashed: most secrets fit, and `encode` would allocate.
+  const scratch = new Uint8Array(256)
+  return (text) => {
+    const { read, written } = encoder.encodeInto(text, scratch)
+    const bytes = read === text.length ? scratch.subarray(0, written) : encoder.encode(text)
+    const hex = hexOf(sha256(bytes))
+    scratch.fill(0, 0, written)
+    return hex
+  }
+})()
 
 /**
  * The hash under which API keys, sign-in tokens and session ids are stored: SHA-256 of the
@@ -32,11 +48,7 @@ const scratch = new Uint8Array(256)
  * extra turn of the event loop.
  */
 export function hashSecret(secret: string): string {
-  const { read, written } = encoder.encodeInto(secret, scratch)
-  const bytes = read === secret.length ? scratch.subarray(0, written) : encoder.encode(secret)
-  const hex = hexOf(sha256(bytes))
-  scratch.fill(0, 0, written)
-  return hex
+  return sha256Hex(secret)
 }
 
 /**

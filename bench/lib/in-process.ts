@@ -31,7 +31,7 @@ export async function sizedRuleContext(
     extraOrganisations: [{ orgId, apiKeys: [apiKey], users }],
   })
   const db = new Database()
-  await db.load(state, { validated: true })
+  await db.load(state)
   const ctx = createRuleContext(resolveOptions(), db)
   return { ctx, ids: state.users.map((u) => u.id) }
 }

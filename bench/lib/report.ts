@@ -1,6 +1,6 @@
 /** One line of the benchmark's table. */
 export interface Figure {
-  /** The goal it belongs to (1 to 6, bench/README.md names them). */
+  /** The goal it belongs to (bench/README.md names them). */
   goal: number
   name: string
   /** The figure, with its unit. */

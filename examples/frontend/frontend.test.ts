@@ -8,7 +8,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { chromiumLaunchOptions } from '../../test/support/chromium.ts'
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url))
-const root = here('../../')
 
 let server: Server
 let browser: Browser
@@ -21,7 +20,8 @@ beforeAll(async () => {
     format: 'esm',
     platform: 'browser',
     write: false,
-    alias: { 'identify-api-mock': `${root}src/root/index.ts` },
+    // Inside the repository the package's own name resolves to its sources (package.json).
+    conditions: ['@identify-api-mock/source'],
     logLevel: 'silent',
   })
   const files: Record<string, { type: string; body: string | Uint8Array }> = {

@@ -377,7 +377,7 @@ export class MockCore {
           `Invalid request parameters: the mock would hold more than ${this.options.maxUsers} users, its limit (maxUsers, --max-users)`,
         )
       }
-      await db.load(start)
+      await db.add(start)
       await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
       return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
     })
@@ -405,7 +405,7 @@ export class MockCore {
         : organisationSlice(this.#dataset.state, orgId)
       const startRecord = created && { orgId, records: created.records }
       db.removeOrganisation(orgId)
-      await db.load(start, { validated: true })
+      await db.add(start)
       if (startRecord) await db.collections.organisationStarts.create(startRecord)
     })
     this.#forgetCallsOf(orgId)
@@ -419,23 +419,16 @@ export class MockCore {
   }
 
   async #putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
-    return this.#exclusive(async () => {
-      const created = await putUser(this.#ctx, orgId, id, user)
-      await this.#settle()
-      return { created }
-    })
+    return this.transact(async () => ({ created: await putUser(this.#ctx, orgId, id, user) }))
   }
 
   /**
-   * Replaces the records with `state`. The seeded records come from the fixture builders, typed
-   * by the record schemas and checked against them by the test suite, and a state file checks
-   * its records as it reads them: validating 100,000 users again would cost a quarter of a
-   * second at every start and every reset. The keys of `credentials` are held in clear: the
-   * journal's redaction learns them.
+   * Replaces the records with `state`, each validated by `@msw/data` with its schema. The keys of
+   * `credentials` are held in clear: the journal's redaction learns them.
    */
   async #load(state: MockState, credentials: readonly Credentials[]): Promise<void> {
     const db = new Database()
-    await db.load(state, { validated: true })
+    await db.load(state)
     for (const key of credentials.flatMap((c) => c.apiKeys)) {
       db.secretFingerprints.add(key, hashSecret(key))
     }

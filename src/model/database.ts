@@ -191,7 +191,7 @@ export class Database {
         const record = recreated.get(change.record) ?? change.record
         if (change.op === 'delete') {
           // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
-          recreated.set(change.record, await collection.createValidated(copyOf(record) as never))
+          recreated.set(change.record, await collection.create(copyOf(record) as never))
         } else if (change.created) collection.delete(record as never)
         else Object.assign(record, change.before)
       }
@@ -205,23 +205,29 @@ export class Database {
     if (!this.#undoing) this.#log.push(change)
   }
 
-  /**
-   * Creates a copy of every record of `state`, each validated by its collection's schema, unless
-   * `validated` says they already were (a reset reloading the records the first load accepted).
-   */
-  async load(state: Partial<MockState>, { validated = false } = {}): Promise<void> {
+  /** Creates a copy of every record of `state`, each validated by its collection's schema. */
+  async load(state: Partial<MockState>): Promise<void> {
     for (const name of collectionNames) {
       const collection = this.collections[name] as PartitionedCollection<never>
       for (const record of state[name] ?? []) {
-        const stored: object = await (validated
-          ? collection.createValidated(copyOf(record) as never)
-          : collection.create(record as never))
+        const stored: object = await collection.create(record as never)
         const size = JSON.stringify(stored).length
         this.#sizes.set(stored, size)
         this.#bytes += size
       }
     }
     this.#log = []
+  }
+
+  /**
+   * Creates a copy of every record of `state` as a change of the operation under way: written,
+   * measured and taken back with it (an organisation created or reset at run time).
+   */
+  async add(state: Partial<MockState>): Promise<void> {
+    for (const name of collectionNames) {
+      const collection = this.collections[name] as PartitionedCollection<never>
+      for (const record of state[name] ?? []) await collection.create(copyOf(record) as never)
+    }
   }
 
   /** Every record, one array per collection: the stored objects themselves, not copies. */

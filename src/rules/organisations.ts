@@ -157,6 +157,6 @@ export async function putUser(
     userId,
     (pathId) => db.learningPaths.get(orgKey(orgId, pathId))?.name,
   )
-  await db.load(records)
+  await db.add(records)
   return existing === undefined
 }

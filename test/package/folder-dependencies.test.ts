@@ -11,10 +11,18 @@ import { describe, expect, it } from 'vitest'
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const folders = ['src', 'fixtures', 'handlers']
 
-/** The package's own names (`identify-api-mock/...`), as the tsconfig maps them to sources. */
-const selfNames: Record<string, [string]> = JSON.parse(
-  readFileSync(join(repo, 'tsconfig.json'), 'utf8'),
-).compilerOptions.paths
+/** The package's own names (`identify-api-mock/...`), mapped to sources as its `exports` say. */
+const selfNames: Record<string, [string]> = Object.fromEntries(
+  Object.entries(
+    JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).exports as Record<
+      string,
+      Record<string, string>
+    >,
+  ).flatMap(([subpath, conditions]) => {
+    const source = conditions['@identify-api-mock/source']
+    return source ? [[join('identify-api-mock', subpath), [source]]] : []
+  }),
+)
 
 function sourcesIn(folder: string): string[] {
   return readdirSync(join(repo, folder), { recursive: true, encoding: 'utf8' })

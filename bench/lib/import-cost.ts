@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { repoRoot } from './processes.ts'
+import { interleave, median } from './stats.ts'
+
+const run = promisify(execFile)
+
+/** The environment of a fresh process: Node's compile cache off, as a consumer's first run. */
+const freshEnv = (() => {
+  const { NODE_COMPILE_CACHE: _, NODE_OPTIONS: __, ...env } = process.env
+  return env
+})()
+
+/** Milliseconds from spawning `node --input-type=module -e <code>` in the repository to its exit. */
+async function nodeEval(code: string): Promise<number> {
+  const started = performance.now()
+  await run(process.execPath, ['--input-type=module', '-e', code], { cwd: repoRoot, env: freshEnv })
+  return performance.now() - started
+}
+
+/**
+ * What a test file pays before its first test: `import('identify-api-mock')`, `createMockApi()`
+ * and `ready`, against importing `msw/node` alone, each in a fresh process less a bare `node -e 0`.
+ * The package is imported by its name from the repository, which resolves to the built `dist`.
+ */
+export async function importCosts(rounds: number) {
+  const samples = await interleave(rounds, {
+    bare: () => nodeEval('0'),
+    msw: () => nodeEval("await import('msw/node')"),
+    mock: () =>
+      nodeEval(
+        "const { createMockApi } = await import('identify-api-mock'); await createMockApi().ready",
+      ),
+  })
+  const bare = median(samples.bare)
+  return { bare, msw: median(samples.msw) - bare, mock: median(samples.mock) - bare }
+}
+
+const testsPerFile = 10
+const files = 20
+
+/** One test file of the suite: a mock (or one trivial msw handler), reset after each test. */
+function testFile(kind: 'mock' | 'trivial'): string {
+  const setup =
+    kind === 'mock'
+      ? `import { createMockApi } from 'identify-api-mock'
+const api = createMockApi()
+const server = setupServer(...api.handlers)
+const [{ orgId, apiKeys: [apiKey] }] = api.credentials
+beforeAll(async () => { await api.ready; server.listen({ onUnhandledRequest: 'error' }) })
+afterEach(() => api.reset())`
+      : `import { http, HttpResponse } from 'msw'
+const [orgId, apiKey] = ['org-1', 'key-1']
+const server = setupServer(
+  http.post('https://api.example.test/api/v1/users/identify', () =>
+    HttpResponse.json({ id: 'user-1', data: {}, token: 'token' }),
+  ),
+)
+beforeAll(() => { server.listen({ onUnhandledRequest: 'error' }) })
+afterEach(() => server.resetHandlers())`
+  return `import { setupServer } from 'msw/node'
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
+${setup}
+afterAll(() => server.close())
+
+for (let i = 0; i < ${testsPerFile}; i++) {
+  it('identifies user ' + i, async () => {
+    const response = await fetch('https://api.example.test/api/v1/users/identify', {
+      method: 'POST',
+      headers: { authorization: 'Bearer ' + apiKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'user-' + i, orgId }),
+    })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toHaveProperty('token')
+  })
+}
+`
+}
+
+/**
+ * A scratch project of {@link files} test files of `kind`, with the package installed as a
+ * consumer has it: `node_modules/identify-api-mock` (this repository, its built `dist`) beside
+ * the repository's other packages. `preserveSymlinks` keeps that path, so that vitest leaves the
+ * package to Node, as it does any package under `node_modules`, instead of transforming it.
+ */
+function suite(kind: 'mock' | 'trivial'): string {
+  const dir = mkdtempSync(join(tmpdir(), `identify-api-mock-suite-${kind}-`))
+  const modules = join(dir, 'node_modules')
+  mkdirSync(modules)
+  for (const name of readdirSync(join(repoRoot, 'node_modules'))) {
+    symlinkSync(join(repoRoot, 'node_modules', name), join(modules, name))
+  }
+  symlinkSync(repoRoot, join(modules, 'identify-api-mock'))
+  mkdirSync(join(dir, 'test'))
+  for (let i = 0; i < files; i++) writeFileSync(join(dir, 'test', `f${i}.test.ts`), testFile(kind))
+  writeFileSync(
+    join(dir, 'vitest.config.ts'),
+    `import { defineConfig } from 'vitest/config'
+export default defineConfig({
+  resolve: { preserveSymlinks: true },
+  test: { include: ['test/*.test.ts'] },
+})
+`,
+  )
+  return dir
+}
+
+/** Milliseconds of one `vitest run` of the suite in `dir`, which must pass. */
+async function vitestRun(dir: string): Promise<number> {
+  const started = performance.now()
+  await run(process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run'], {
+    cwd: dir,
+    env: freshEnv,
+    maxBuffer: 1 << 24,
+  })
+  return performance.now() - started
+}
+
+/**
+ * A suite of {@link files} files of {@link testsPerFile} tests each, every file creating a mock
+ * and resetting it after each test, against the same suite over one trivial msw handler: the
+ * wall time of a `vitest run` of each, interleaved.
+ */
+export async function vitestSuiteCosts(rounds: number) {
+  const dirs = { mock: suite('mock'), trivial: suite('trivial') }
+  try {
+    const samples = await interleave(rounds, {
+      trivial: () => vitestRun(dirs.trivial),
+      mock: () => vitestRun(dirs.mock),
+    })
+    return { files, testsPerFile, trivial: median(samples.trivial), mock: median(samples.mock) }
+  } finally {
+    for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true })
+  }
+}
