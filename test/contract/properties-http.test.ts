@@ -115,7 +115,7 @@ describe('properties of the control endpoints over HTTP', () => {
     '/__mock/': ['GET'],
     '/__mock/inspector.css': ['GET'],
     '/__mock/inspector.js': ['GET'],
-    '/__mock/organisations': ['GET'],
+    '/__mock/organisations': ['GET', 'POST'],
     '/__mock/users': ['GET'],
     '/__mock/user': ['GET', 'DELETE'],
   }
@@ -315,8 +315,23 @@ describe('properties of the control endpoints over HTTP', () => {
             expect(answer.status).toBe(400)
             expect(body).toEqual({ code: 400, message: expect.stringMatching(/\S/) })
           }
-        } else if (path === '/__mock/reset') expect(answer.status).toBe(204)
-        else if (path === '/__mock/health') expect(body).toEqual({ status: 'ok' })
+        } else if (path === '/__mock/reset') {
+          // No body or `{}` resets everything; `{"orgId"}` one organisation; anything else is refused.
+          const text = new TextDecoder().decode(c.body ?? new Uint8Array())
+          let scope: unknown
+          try {
+            scope = text === '' ? {} : JSON.parse(text)
+          } catch {
+            scope = undefined
+          }
+          const keys = typeof scope === 'object' && scope !== null ? Object.keys(scope) : undefined
+          const orgId = (scope as { orgId?: unknown } | undefined)?.orgId
+          if (keys?.length === 0 && !Array.isArray(scope)) expect(answer.status).toBe(204)
+          else if (keys?.length === 1 && typeof orgId === 'string' && orgId !== '') {
+            const known = server.core.credentials.some((c) => c.orgId === orgId)
+            expect(answer.status).toBe(known ? 204 : 404)
+          } else expect(answer.status).toBe(400)
+        } else if (path === '/__mock/health') expect(body).toEqual({ status: 'ok' })
         else if (path === '/__mock/requests' || path === '/__mock/faults') expect(body).toEqual([])
         else if (path === '/__mock') {
           expect(answer.status).toBe(308)
@@ -324,6 +339,15 @@ describe('properties of the control endpoints over HTTP', () => {
         } else if (openPaths.includes(path)) {
           expect(answer.status).toBe(200)
           expect(answer.header('content-security-policy')).toMatch(/^default-src 'none'/)
+        } else if (path === '/__mock/organisations' && c.method === 'POST') {
+          // A tenant created (checked in full in tenants.test.ts), or its input refused.
+          if (answer.status === 201) {
+            expect(body).toEqual({
+              orgId: expect.stringMatching(/\S/),
+              apiKey: expect.stringMatching(/^sk_test_[A-Za-z0-9]{24}$/),
+            })
+            await server.core.reset()
+          } else error(400, expect.stringMatching(/\S/))
         } else if (path === '/__mock/organisations') {
           expect(body.total).toBe(server.core.credentials.length)
         } else if (path === '/__mock/users' || path === '/__mock/user') {

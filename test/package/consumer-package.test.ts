@@ -167,7 +167,7 @@ describe('the packed package in a consumer project', () => {
   // Four projects' node_modules: removing them takes longer than a hook's default 10 s.
   afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000)
 
-  it('contains compiled JavaScript, declarations, the bin and the license, and nothing else', async () => {
+  it("contains compiled JavaScript, declarations, the bin, the license and the data file's JSON Schema, and nothing else", async () => {
     const { stdout } = await run('tar', ['-tzf', tarball])
     const files = stdout.trim().split('\n')
     expect(files).toContain('package/dist/src/root/index.js')
@@ -176,7 +176,10 @@ describe('the packed package in a consumer project', () => {
     expect(files).toContain('package/LICENSE')
     expect(
       files.filter(
-        (f) => !/^package\/(dist\/.*\.(js|d\.ts)|LICENSE|README\.md|package\.json)$/.test(f),
+        (f) =>
+          !/^package\/(dist\/.*\.(js|d\.ts)|LICENSE|README\.md|data-file\.schema\.json|package\.json)$/.test(
+            f,
+          ),
       ),
     ).toEqual([])
     expect(files.some((f) => /\.test\.|\/test\/|\.ts$/.test(f.replace(/\.d\.ts$/, '')))).toBe(false)

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { packageSources } from '../support/package-sources.ts'
 
 /**
  * Folders depend on each other in one direction (docs/decisions/folder-dependencies.md). Every
@@ -13,15 +14,7 @@ const folders = ['src', 'fixtures', 'handlers']
 
 /** The package's own names (`identify-api-mock/...`), mapped to sources as its `exports` say. */
 const selfNames: Record<string, [string]> = Object.fromEntries(
-  Object.entries(
-    JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).exports as Record<
-      string,
-      Record<string, string>
-    >,
-  ).flatMap(([subpath, conditions]) => {
-    const source = conditions['@identify-api-mock/source']
-    return source ? [[join('identify-api-mock', subpath), [source]]] : []
-  }),
+  Object.entries(packageSources).map(([name, source]) => [name, [source]]),
 )
 
 function sourcesIn(folder: string): string[] {

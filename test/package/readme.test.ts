@@ -35,8 +35,19 @@ const webhooks = 'docs/guides/webhooks.md'
 const verify = 'docs/guides/verify.md'
 const behaviour = 'docs/guides/behaviour.md'
 const contract = 'docs/guides/contract.md'
+const stateFile = 'docs/guides/state-file.md'
 /** The files whose every code block this test accounts for. */
-const documents = [readme, testing, server, webView, webhooks, verify, behaviour, contract]
+const documents = [
+  readme,
+  testing,
+  server,
+  webView,
+  webhooks,
+  verify,
+  behaviour,
+  contract,
+  stateFile,
+]
 
 /** Every block this file runs or checks, by file and text. */
 const used = new Set<string>()
@@ -89,6 +100,7 @@ const shellBlocks = [
   ...blocks(readme, '## Standalone server', 'sh'),
   ...blocks(server, '# The standalone server', 'sh', (code) => !code.includes('curl ')),
   ...blocks(verify, '# Is the mock still right? Check it against your deployment', 'sh'),
+  ...blocks(stateFile, '# Keeping the data across restarts: `--state-file`', 'sh'),
 ]
 for (const { file, heading, lang } of packedPackageBlocks) {
   for (const code of codeBlocks(file, heading, lang)) used.add(key(file, code))

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { packageSources } from './package-sources.ts'
 
 /** The repository's root folder. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
@@ -76,7 +77,12 @@ export function codeBlocks(file: string, heading: string, lang: string): string[
 export async function runBlock(code: string, names: readonly string[]) {
   const folder = mkdtempSync(join(tmpdir(), 'identify-api-mock-doc-'))
   const path = join(folder, 'block.ts')
-  writeFileSync(path, `${code}\nexport { ${names.join(', ')} }\n`)
+  // Outside the repository, a name of the package would reach its built files: its sources here.
+  const sourced = code.replace(/(from ')(identify-api-mock[^']*)'/g, (whole, from, name) => {
+    const source = packageSources[name]
+    return source ? `${from}${join(repoRoot, source)}'` : whole
+  })
+  writeFileSync(path, `${sourced}\nexport { ${names.join(', ')} }\n`)
   return (await import(/* @vite-ignore */ path)) as Record<string, unknown>
 }
 
