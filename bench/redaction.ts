@@ -4,11 +4,12 @@
  * glued inside its id, and one SHA-256 of a key for scale (the rule before hashed every string of
  * 8 characters or more). The mock holds 2 keys and 10,000 tokens.
  */
+
+import { generateSignInToken, hashSecret } from '../src/base/secrets.ts'
 import { redactCall } from '../src/core/redact-secrets.ts'
 import { Database, emptyState } from '../src/model/database.ts'
-import { resolveOptions } from '../src/options.ts'
+import { resolveOptions } from '../src/options/mock-api-options.ts'
 import { createRuleContext } from '../src/rules/context.ts'
-import { generateSignInToken, hashSecret } from '../src/secrets.ts'
 import { medianLatencyMs } from './lib/micro.ts'
 
 const key = 'sk_test_pI0i95bloxpGcS1Fpy8cNYjG'

@@ -2,7 +2,7 @@ import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
-import type { Credentials } from '../../fixtures/dataset.ts'
+import type { Credentials } from '../../fixtures/build-dataset.ts'
 import type { ServerOptions } from '../../src/server/server.ts'
 
 export const repoRoot = fileURLToPath(new URL('../../', import.meta.url))

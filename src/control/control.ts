@@ -1,11 +1,7 @@
 import type { z } from 'zod'
-import { controlPaths } from '../control-paths.ts'
-import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
-import type { MockCore } from '../core/mock-core.ts'
-import { createRouteMatcher } from '../core/route-matcher.ts'
-import type { WebhookEventInput } from '../core/webhook-events.ts'
-import { identifyCurlLine } from '../curl-line.ts'
-import type { PutUser } from '../data-file.ts'
+import type { PutUser } from '../api/data-file.ts'
+import { controlPaths } from '../base/control-paths.ts'
+import { identifyCurlLine } from '../base/curl-line.ts'
 import {
   ApiError,
   describeIssues,
@@ -13,7 +9,12 @@ import {
   jsonResponse,
   toErrorResponse,
   type WireResponse,
-} from '../errors.ts'
+} from '../base/errors.ts'
+import { hashSecret, headerSecretSchema } from '../base/secrets.ts'
+import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
+import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
+import type { MockCore } from '../core/mock-core.ts'
+import { createRouteMatcher } from '../core/route-matcher.ts'
 import { inspectorAssets } from '../inspector/assets.ts'
 import {
   describeUser,
@@ -23,9 +24,8 @@ import {
 } from '../inspector/queries.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
-import { hashSecret, headerSecretSchema } from '../secrets.ts'
-import type { WebhookEndpointInput } from '../webhooks/schemas.ts'
-import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../wire.ts'
+import type { WebhookEventInput } from '../webhooks/events.ts'
+import type { WebhookEndpointInput } from '../webhooks/webhook-schemas.ts'
 
 type Run = (
   core: MockCore,

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
-import { type ApiErrorCode, jsonResponse, type WireResponse } from '../errors.ts'
+import { type ApiErrorCode, jsonResponse, type WireResponse } from '../base/errors.ts'
+import { parseJsonBody, type WireRequest } from '../base/wire.ts'
 import type { RuleContext } from '../rules/context.ts'
-import { parseJsonBody, type WireRequest } from '../wire.ts'
 import { type JsonValue, journaledBody } from './journaled-body.ts'
 
 /**

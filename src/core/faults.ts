@@ -1,6 +1,12 @@
 import { z } from 'zod'
-import { ApiError, type ApiErrorCode, apiErrors, InvalidInput, parseOptions } from '../errors.ts'
-import { identifyUserRequestSchema } from '../schemas.ts'
+import { identifyUserRequestSchema } from '../api/api-schemas.ts'
+import {
+  ApiError,
+  type ApiErrorCode,
+  apiErrors,
+  InvalidInput,
+  parseOptions,
+} from '../base/errors.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'

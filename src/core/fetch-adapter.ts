@@ -1,6 +1,6 @@
-import type { WireResponse } from '../errors.ts'
-import { readBytes } from '../read-bytes.ts'
-import { maxBodyBytes, type WireRequest } from '../wire.ts'
+import type { WireResponse } from '../base/errors.ts'
+import { readBytes } from '../base/read-bytes.ts'
+import { maxBodyBytes, type WireRequest } from '../base/wire.ts'
 
 /**
  * A Fetch `Request` as the mock's transport-free `dispatch` reads it. The body is read up to

@@ -1,4 +1,4 @@
-import { parseJsonBytes, type WireRequest } from '../wire.ts'
+import { parseJsonBytes, type WireRequest } from '../base/wire.ts'
 
 /** A JSON value, as `JSON.parse` gives it. */
 export type JsonValue =

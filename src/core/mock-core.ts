@@ -1,6 +1,10 @@
 import { z } from 'zod'
-import { type OrganisationInput, organisationInputSchema, type PutUser } from '../data-file.ts'
-import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../errors.ts'
+import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
+import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { RingBuffer } from '../base/ring-buffer.ts'
+import { hashSecret } from '../base/secrets.ts'
+import { sleep } from '../base/time.ts'
+import { pathnameOf, type WireRequest } from '../base/wire.ts'
 import {
   type Collections,
   Database,
@@ -10,7 +14,11 @@ import {
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
 import { orgKey } from '../model/indexes.ts'
-import { type MockApiOptions, type ResolvedMockApiOptions, resolveOptions } from '../options.ts'
+import {
+  type MockApiOptions,
+  type ResolvedMockApiOptions,
+  resolveOptions,
+} from '../options/mock-api-options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
 import {
@@ -22,11 +30,10 @@ import {
 } from '../rules/organisations.ts'
 import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { formatTimestamp } from '../rules/timestamps.ts'
-import { hashSecret } from '../secrets.ts'
-import { sleep } from '../time.ts'
 import { answerWebView } from '../web-view/answer.ts'
-import type { RaisedWebhookEvent } from '../webhooks/schemas.ts'
-import { pathnameOf, type WireRequest } from '../wire.ts'
+import { type WebhookControls, Webhooks, type WebhookTransport } from '../webhooks/delivery.ts'
+import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts'
+import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
 import {
@@ -38,11 +45,8 @@ import {
   targetOf,
 } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
-import { RingBuffer } from './ring-buffer.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
-import { buildWebhookEvent, type WebhookEventInput } from './webhook-events.ts'
-import { type WebhookControls, Webhooks, type WebhookTransport } from './webhooks.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.

@@ -6,9 +6,9 @@ import {
   identifyUserResponseSchema,
   userProfileInputSchema,
   userProfileSchema,
-} from '../schemas.ts'
-import { webhookEnvelopeSchema } from '../webhooks/schemas.ts'
-import { webhookEventTypes } from './webhook-events.ts'
+} from '../api/api-schemas.ts'
+import { webhookEventTypes } from '../webhooks/events.ts'
+import { webhookEnvelopeSchema } from '../webhooks/webhook-schemas.ts'
 
 /** The schemas the OpenAPI document names, in its order, with what it says of each. */
 const components = {

@@ -1,4 +1,4 @@
-import { type ApiErrorCode, apiErrors } from '../errors.ts'
+import { type ApiErrorCode, apiErrors } from '../base/errors.ts'
 import type { PathParams } from './api-route.ts'
 import { ref, schemaRef } from './openapi-components.ts'
 import type { ApiRoute } from './routes.ts'

@@ -1,10 +1,10 @@
-import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
-import { mockApiOptionsSchema } from '../options.ts'
-import { allowHeader } from '../wire.ts'
+import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { allowHeader } from '../base/wire.ts'
+import { mockApiOptionsSchema } from '../options/mock-api-options.ts'
+import { webhookEventTypes } from '../webhooks/events.ts'
 import { componentSchemas, ref } from './openapi-components.ts'
 import { pathsOf } from './openapi-paths.ts'
 import { apiRoutes } from './routes.ts'
-import { webhookEventTypes } from './webhook-events.ts'
 
 const svixHeaders = [
   ['svix-id', 'The message id (`msg_…`), the same on every retry of one message.'],

@@ -1,6 +1,6 @@
-import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
+import { isNestedDeeperThan, maxJsonDepth } from '../base/json-depth.ts'
+import { hashSecret, visibleAscii } from '../base/secrets.ts'
 import type { RuleContext } from '../rules/context.ts'
-import { hashSecret, visibleAscii } from '../secrets.ts'
 import type { CallRequest } from './journal.ts'
 import type { JsonValue } from './journaled-body.ts'
 import { decodeSegment } from './route-matcher.ts'

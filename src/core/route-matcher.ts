@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts'
-import { allowHeader } from '../wire.ts'
+import { ApiError } from '../base/errors.ts'
+import { allowHeader } from '../base/wire.ts'
 
 /** A route of a table: a method and a path whose `:name` segments are parameters. */
 export interface Route {

@@ -1,10 +1,10 @@
-import { deleteUser } from '../rules/delete-user.ts'
-import { identifyUser } from '../rules/identify.ts'
 import {
   deleteUserResponseSchema,
   identifyUserRequestSchema,
   identifyUserResponseSchema,
-} from '../schemas.ts'
+} from '../api/api-schemas.ts'
+import { deleteUser } from '../rules/delete-user.ts'
+import { identifyUser } from '../rules/identify.ts'
 import { apiRoute } from './api-route.ts'
 import { createRouteMatcher } from './route-matcher.ts'
 

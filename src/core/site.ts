@@ -1,4 +1,4 @@
-import { controlPaths } from '../control-paths.ts'
+import { controlPaths } from '../base/control-paths.ts'
 import { webViewPath } from '../web-view/answer.ts'
 import { apiPrefixes } from './routes.ts'
 

@@ -1,5 +1,5 @@
-import { controlPaths } from '../control-paths.ts'
-import type { WireResponse } from '../errors.ts'
+import { controlPaths } from '../base/control-paths.ts'
+import type { WireResponse } from '../base/errors.ts'
 import { inspectorHtml } from './html.ts'
 import { inspectorJs } from './script.ts'
 import { inspectorCss } from './style.ts'

@@ -1,4 +1,4 @@
-import { controlPaths } from '../control-paths.ts'
+import { controlPaths } from '../base/control-paths.ts'
 
 /**
  * The inspector page's markup: no data and no inline script or style (its policy forbids both);

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { ApiError } from '../errors.ts'
+import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'

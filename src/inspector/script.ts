@@ -1,9 +1,9 @@
 import { z } from 'zod'
-import { controlPaths } from '../control-paths.ts'
+import { controlPaths } from '../base/control-paths.ts'
 import { operationErrors, statusesOf } from '../core/faults.ts'
 import { apiRoutes } from '../core/routes.ts'
-import { webhookEventTypes } from '../core/webhook-events.ts'
 import { webViewPath } from '../web-view/answer.ts'
+import { webhookEventTypes } from '../webhooks/events.ts'
 import { maxUsersPerPage } from './queries.ts'
 
 /**

@@ -1,8 +1,8 @@
 import { z } from 'zod'
+import type { IdentifyUserRequest } from '../api/api-schemas.ts'
+import { parseOptions } from '../base/errors.ts'
 import type { Operation } from '../core/faults.ts'
 import type { Call } from '../core/journal.ts'
-import { parseOptions } from '../errors.ts'
-import type { IdentifyUserRequest } from '../schemas.ts'
 
 /**
  * How many matching calls to expect, and of which answer. Without `times`, at least one; without

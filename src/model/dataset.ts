@@ -1,4 +1,4 @@
-import type { ResolvedMockApiOptions } from '../options.ts'
+import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import type { MockState } from './database.ts'
 
 /** The credentials a client can use: each organisation with its API keys in clear. */

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import { percentCompleteSchema } from '../data-file.ts'
-import { profileFieldsSchema } from '../profile-fields.ts'
-import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../schemas.ts'
-import { nullableFields } from '../shape-views.ts'
+import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../api/api-schemas.ts'
+import { percentCompleteSchema } from '../api/data-file.ts'
+import { profileFieldsSchema } from '../api/profile-fields.ts'
+import { nullableFields } from '../api/shape-views.ts'
 
 /** An organisation: the tenant that API keys and users belong to. */
 export const organisationRecordSchema = z.strictObject({

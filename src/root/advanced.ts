@@ -1,13 +1,13 @@
 import { seedDataset } from '../../fixtures/seed.ts'
 import { type StateStore, MockCore as UnseededMockCore } from '../core/mock-core.ts'
-import type { MockApiOptions } from '../options.ts'
+import type { MockApiOptions } from '../options/mock-api-options.ts'
 
+export { type ApiErrorCode, apiErrors, type WireResponse } from '../base/errors.ts'
+export type { WireRequest } from '../base/wire.ts'
 export { operationErrors } from '../core/faults.ts'
 export type { StateStore } from '../core/mock-core.ts'
-export { type ApiErrorCode, apiErrors, type WireResponse } from '../errors.ts'
 export type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 export * from '../model/records.ts'
-export type { WireRequest } from '../wire.ts'
 
 /**
  * The mock without a transport, seeded with the fixtures' data as `createMockApi`'s is: for a

@@ -1,10 +1,10 @@
 import type { HttpHandler } from 'msw'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { createHandlers } from '../../handlers/index.ts'
+import { unsupportedNode } from '../base/node-support.ts'
 import { MockCore } from '../core/mock-core.ts'
 import { createMockFetch, type MockFetch } from '../core/mock-fetch.ts'
-import { unsupportedNode } from '../node-support.ts'
-import type { MockApiOptions } from '../options.ts'
+import type { MockApiOptions } from '../options/mock-api-options.ts'
 
 /**
  * A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind

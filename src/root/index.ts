@@ -1,4 +1,30 @@
 export {
+  type AgeBracket,
+  type DeleteUserResponse,
+  deleteUserResponseSchema,
+  type ErrorResponse,
+  errorResponseSchema,
+  type IdentifyUserRequest,
+  type IdentifyUserResponse,
+  identifyUserRequestSchema,
+  identifyUserResponseSchema,
+  type RegistrationStatus,
+  type Sex,
+  type UserProfile,
+  type UserProfileInput,
+  userProfileInputSchema,
+  userProfileSchema,
+} from '../api/api-schemas.ts'
+export {
+  type DataFile,
+  type DataFileUser,
+  dataFileSchema,
+  type OrganisationInput,
+  type PutUser,
+} from '../api/data-file.ts'
+export { ApiError, type ApiErrorCode } from '../base/errors.ts'
+export type { Clock } from '../base/time.ts'
+export {
   type Fault,
   type FaultOptions,
   faultSchema,
@@ -20,6 +46,15 @@ export type {
 } from '../core/mock-core.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
+export type { Collections, MockState, StateChange } from '../model/database.ts'
+export type { Credentials } from '../model/dataset.ts'
+export {
+  type MockApiOptions,
+  mockApiOptionsSchema,
+  type OrganisationOptions,
+} from '../options/mock-api-options.ts'
+export type { RedeemFailure, RedeemResult } from '../rules/sign-in-tokens.ts'
+export type { WebhookControls } from '../webhooks/delivery.ts'
 export {
   type Notification,
   type NotificationsSentEvent,
@@ -27,38 +62,7 @@ export {
   type UserCourseStartedEvent,
   userCourseStartedEventSchema,
   type WebhookEventInput,
-} from '../core/webhook-events.ts'
-export type { WebhookControls } from '../core/webhooks.ts'
-export {
-  type DataFile,
-  type DataFileUser,
-  dataFileSchema,
-  type OrganisationInput,
-  type PutUser,
-} from '../data-file.ts'
-export { ApiError, type ApiErrorCode } from '../errors.ts'
-export type { Collections, MockState, StateChange } from '../model/database.ts'
-export type { Credentials } from '../model/dataset.ts'
-export { type MockApiOptions, mockApiOptionsSchema, type OrganisationOptions } from '../options.ts'
-export type { RedeemFailure, RedeemResult } from '../rules/sign-in-tokens.ts'
-export {
-  type AgeBracket,
-  type DeleteUserResponse,
-  deleteUserResponseSchema,
-  type ErrorResponse,
-  errorResponseSchema,
-  type IdentifyUserRequest,
-  type IdentifyUserResponse,
-  identifyUserRequestSchema,
-  identifyUserResponseSchema,
-  type RegistrationStatus,
-  type Sex,
-  type UserProfile,
-  type UserProfileInput,
-  userProfileInputSchema,
-  userProfileSchema,
-} from '../schemas.ts'
-export type { Clock } from '../time.ts'
+} from '../webhooks/events.ts'
 export {
   type RaisedWebhookEvent,
   type WebhookAttempt,
@@ -67,5 +71,5 @@ export {
   type WebhookEndpointInput,
   type WebhookEnvelope,
   webhookEnvelopeSchema,
-} from '../webhooks/schemas.ts'
+} from '../webhooks/webhook-schemas.ts'
 export { createMockApi, type MockApi } from './create-mock-api.ts'

@@ -1,5 +1,5 @@
-import { ApiError } from '../errors.ts'
-import { hashSecret } from '../secrets.ts'
+import { ApiError } from '../base/errors.ts'
+import { hashSecret } from '../base/secrets.ts'
 import type { RuleContext } from './context.ts'
 
 /**

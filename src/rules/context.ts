@@ -1,7 +1,7 @@
+import { createTokenSource } from '../base/secrets.ts'
+import { type Clock, systemClock } from '../base/time.ts'
 import type { Database } from '../model/database.ts'
-import type { ResolvedMockApiOptions } from '../options.ts'
-import { createTokenSource } from '../secrets.ts'
-import { type Clock, systemClock } from '../time.ts'
+import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 
 /** What every rule reads besides its arguments: the database, the clock and the options it obeys. */
 export interface RuleContext

@@ -1,6 +1,6 @@
-import { ApiError } from '../errors.ts'
+import type { DeleteUserResponse } from '../api/api-schemas.ts'
+import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
-import type { DeleteUserResponse } from '../schemas.ts'
 import type { RuleContext } from './context.ts'
 
 /**

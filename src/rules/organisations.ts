@@ -5,12 +5,12 @@ import {
   type PutUser,
   putUserSchema,
   userReferenceIssues,
-} from '../data-file.ts'
-import { ApiError, apiErrors, InvalidInput } from '../errors.ts'
+} from '../api/data-file.ts'
+import { ApiError, apiErrors, InvalidInput } from '../base/errors.ts'
+import { randomText } from '../base/secrets.ts'
 import { emptyState, type MockState } from '../model/database.ts'
 import { apiKeyRecord, organisationRecordsOf, userRecordsOf } from '../model/declared-data.ts'
 import { orgKey } from '../model/indexes.ts'
-import { randomText } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 
 /** Letters and digits, as an API key's random part is drawn from. */

@@ -1,7 +1,7 @@
+import type { UserProfile } from '../api/api-schemas.ts'
+import { profileOf } from '../api/profile-fields.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
-import { profileOf } from '../profile-fields.ts'
-import type { UserProfile } from '../schemas.ts'
 import type { RuleContext } from './context.ts'
 
 /** The profile identify answers with: the stored user and its learning-path assignment. */

@@ -1,6 +1,6 @@
+import { hashSecret } from '../base/secrets.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
-import { hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 import { sweepExpired } from './sweep.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'

@@ -1,4 +1,4 @@
-import { formatDateTime } from '../time.ts'
+import { formatDateTime } from '../base/time.ts'
 
 /**
  * `formatDateTime`, remembered for the last few seconds formatted. Every call of the API stamps

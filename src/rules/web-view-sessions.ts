@@ -1,5 +1,5 @@
+import { generateSignInToken, hashSecret } from '../base/secrets.ts'
 import type { UserRecord } from '../model/records.ts'
-import { generateSignInToken, hashSecret } from '../secrets.ts'
 import type { RuleContext } from './context.ts'
 import { sweepExpired } from './sweep.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'

@@ -2,12 +2,13 @@
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
+import { jsonPath } from '../api/data-file.ts'
+import { controlPaths } from '../base/control-paths.ts'
+import { identifyCurlLine } from '../base/curl-line.ts'
 import { controlRoutes } from '../control/control.ts'
-import { controlPaths } from '../control-paths.ts'
-import { identifyCurlLine } from '../curl-line.ts'
-import { jsonPath } from '../data-file.ts'
 import type { Credentials } from '../model/dataset.ts'
-import type { WebhookEndpoint } from '../webhooks/schemas.ts'
+import { addVerifyCommand } from '../verify/node/command.ts'
+import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
 import { admitsAnyHost, isLoopbackAddress } from './front-door.ts'
 import {
@@ -20,7 +21,6 @@ import {
 import { type RunningServer, ServerStartError, startServer } from './server.ts'
 import { type ResolvedServerOptions, serverOptionsSchema } from './server-options.ts'
 import { StateFileError } from './state-file.ts'
-import { addVerifyCommand } from './verify/command.ts'
 
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
@@ -65,7 +65,7 @@ const documentCommands = [
   {
     name: 'data-schema',
     description: 'Print the JSON Schema of the --data file, or write it to a file.',
-    build: async () => (await import('../data-file.ts')).dataFileJsonSchema(),
+    build: async () => (await import('../api/data-file.ts')).dataFileJsonSchema(),
   },
 ]
 for (const { name, description, build } of documentCommands) {

@@ -1,10 +1,10 @@
 import { isIP } from 'node:net'
 import { z } from 'zod'
+import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
-import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
 import { webViewErrorPage } from '../web-view/answer.ts'
-import { pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 
 /**
  * A host name as a `Host` header or an absolute target names it (a name, an IPv4 address, or an

@@ -1,12 +1,12 @@
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http'
 import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { maxBodyBytes, pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
 import { type ControlOptions, createControlHandler } from '../control/control.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
-import { ApiError, toErrorResponse, type WireResponse } from '../errors.ts'
-import { maxBodyBytes, pathnameOf, type Responder, type WireRequest } from '../wire.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 
 export interface ListenerOptions {

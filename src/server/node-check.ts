@@ -2,7 +2,7 @@
  * Imported first by the CLI, so that it runs before any other module does: on a Node too old for
  * the mock, the CLI exits 1 with one line naming the Node it needs.
  */
-import { unsupportedNode } from '../node-support.ts'
+import { unsupportedNode } from '../base/node-support.ts'
 
 const refusal = unsupportedNode()
 if (refusal) {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { mockApiOptionsSchema, wholeNumber } from '../options.ts'
+import { mockApiOptionsSchema, wholeNumber } from '../options/mock-api-options.ts'
 import { frontDoorOptionsSchema } from './front-door.ts'
 
 /**

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
+import { parseOptions } from '../base/errors.ts'
 import { MockCore } from '../core/mock-core.ts'
-import { parseOptions } from '../errors.ts'
 import {
   answerExpectation,
   clientErrorResponse,

@@ -1,10 +1,10 @@
 import { chmodSync, closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import { describeIssues } from '../errors.ts'
+import { profileFieldNames } from '../api/profile-fields.ts'
+import { describeIssues } from '../base/errors.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import type { MockState, PendingChanges } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
-import { profileFieldNames } from '../profile-fields.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
 
 /** A state file that cannot be used: it is left as it is, and the message says why in one line. */
@@ -233,7 +233,7 @@ function loadSqlite(): typeof import('node:sqlite') {
 
 /**
  * Gives a user a profile field its row does not hold, as `null`: a file written before a field
- * was added to the profile (`src/profile-fields.ts`) still loads.
+ * was added to the profile (`src/api/profile-fields.ts`) still loads.
  */
 function addMissingProfileFields(user: unknown): void {
   if (typeof user !== 'object' || user === null) return

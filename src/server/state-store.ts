@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
+import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { apiKeyRecord } from '../model/declared-data.ts'
-import type { ResolvedMockApiOptions } from '../options.ts'
-import { hashSecret } from '../secrets.ts'
+import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { StateFile, StateFileError } from './state-file.ts'
 
 /** A {@link StateStore} over a state file, closed with the server. */

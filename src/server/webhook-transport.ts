@@ -1,8 +1,8 @@
 import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { isIP, type LookupFunction } from 'node:net'
-import type { WebhookTransport } from '../core/webhooks.ts'
 import { refusedAddressClass, refusedAddressError } from '../webhooks/addresses.ts'
+import type { WebhookTransport } from '../webhooks/delivery.ts'
 
 /**
  * The standalone server's webhook attempts: the receiver's name is resolved once, the address

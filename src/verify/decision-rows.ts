@@ -1,4 +1,4 @@
-import { userProfileSchema } from '../schemas.ts'
+import { userProfileSchema } from '../api/api-schemas.ts'
 import { errorSteps, fieldsNotApplied, identifySteps } from './contract-rows.ts'
 import { errorRow } from './error-row.ts'
 import type { Answer } from './exchange.ts'

@@ -1,7 +1,11 @@
-import { resolveVerifyOptions, type VerifyPlanOptions, verifyPlanOptionsSchema } from './options.ts'
 import { createRunContext, planSteps } from './plan.ts'
 import type { CheckKind } from './report.ts'
 import { verifyRows } from './rows.ts'
+import {
+  resolveVerifyOptions,
+  type VerifyPlanOptions,
+  verifyPlanOptionsSchema,
+} from './verify-options.ts'
 
 /** What a run would do, without sending anything. */
 export interface VerifyPlan {

@@ -1,4 +1,4 @@
-import { type ApiErrorCode, apiErrors } from '../errors.ts'
+import { type ApiErrorCode, apiErrors } from '../base/errors.ts'
 import type { StepName } from './plan.ts'
 import type { CheckKind } from './report.ts'
 import { describeAnswer, isErrorBody, type Row, withAnswers } from './row.ts'

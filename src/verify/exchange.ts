@@ -1,4 +1,4 @@
-import { readBytes } from '../read-bytes.ts'
+import { readBytes } from '../base/read-bytes.ts'
 
 /** An answer of the target, its body read (at most {@link maxAnswerBytes}). */
 export interface Answer {

@@ -1,5 +1,5 @@
 import { apiRoutes } from '../core/routes.ts'
-import type { ResolvedVerifyOptions } from './options.ts'
+import type { ResolvedVerifyOptions } from './verify-options.ts'
 
 /** The names and values one run works with; every id but `orgId` is made up for the run. */
 export interface RunContext {

@@ -1,15 +1,15 @@
 import { type Exchange, sendRequest } from './exchange.ts'
+import { createRunContext, deletePath, planSteps, type RunContext, type Step } from './plan.ts'
+import { isFailing, type VerifyReport } from './report.ts'
+import type { Results } from './row.ts'
+import { verifyRows } from './rows.ts'
 import {
   maxVerifyRequests,
   type ResolvedVerifyOptions,
   resolveVerifyOptions,
   VerifyError,
   type VerifyOptions,
-} from './options.ts'
-import { createRunContext, deletePath, planSteps, type RunContext, type Step } from './plan.ts'
-import { isFailing, type VerifyReport } from './report.ts'
-import type { Results } from './row.ts'
-import { verifyRows } from './rows.ts'
+} from './verify-options.ts'
 
 /**
  * Runs the contract suite against a deployment of the API and reports, row by row, where it and

@@ -1,10 +1,10 @@
-import { ApiError, apiErrors, type WireResponse } from '../errors.ts'
+import { ApiError, apiErrors, type WireResponse } from '../base/errors.ts'
+import { allowHeader, type WireRequest } from '../base/wire.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
 import { checkSignInToken, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { findWebViewSession, openWebViewSession } from '../rules/web-view-sessions.ts'
-import { allowHeader, type WireRequest } from '../wire.ts'
 import {
   renderErrorPage,
   renderRefreshPage,

@@ -1,5 +1,5 @@
+import type { UserProfile } from '../api/api-schemas.ts'
 import type { RedeemFailure } from '../rules/sign-in-tokens.ts'
-import type { UserProfile } from '../schemas.ts'
 
 /** The `type` of each message the web view posts to the host app. */
 export interface WebViewMessages {

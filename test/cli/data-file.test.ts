@@ -8,7 +8,7 @@ import {
   type DataFileUser,
   dataFileJsonSchema,
   type ResolvedDataFile,
-} from '../../src/data-file.ts'
+} from '../../src/api/data-file.ts'
 import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { type CliProcess, runCli, startCli } from '../support/cli-process.ts'

@@ -7,7 +7,7 @@ import { packageSources } from '../support/package-sources.ts'
 /**
  * Folders depend on each other in one direction (docs/decisions/folder-dependencies.md). Every
  * directory under `src`, `fixtures` and `handlers` is a unit of its own: `src/core` is not `src`,
- * `src/server/verify` is not `src/server`.
+ * `src/server/files` is not `src/server`.
  */
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const folders = ['src', 'fixtures', 'handlers']
@@ -79,7 +79,7 @@ describe('folder dependencies', () => {
     expect(graph.get('fixtures')?.has('src/model')).toBe(true)
     expect(graph.get('handlers')?.has('src/core')).toBe(true)
     expect(graph.get('src/root')?.has('handlers')).toBe(true)
-    expect(graph.get('src/rules')?.has('src')).toBe(true)
+    expect(graph.get('src/rules')?.has('src/base')).toBe(true)
     expect(importsOf('examples/jest/setup-server.spec.ts')).toEqual(
       expect.arrayContaining(['src/root/index.ts', 'src/matchers/matchers.ts']),
     )
@@ -87,6 +87,11 @@ describe('folder dependencies', () => {
 
   it('has no directory that imports a directory importing it back, however far round', () => {
     expect(cyclesIn(directoryGraph())).toEqual([])
+  })
+
+  it('keeps no file at the root of src/: each one is in the folder of its idea', () => {
+    const loose = readdirSync(join(repo, 'src'), { withFileTypes: true }).filter((e) => e.isFile())
+    expect(loose.map((e) => e.name)).toEqual([])
   })
 
   it('finds a cycle where there is one', () => {

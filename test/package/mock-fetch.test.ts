@@ -1,7 +1,7 @@
 import { setupServer } from 'msw/node'
 import { describe, expect, it } from 'vitest'
+import { maxBodyBytes } from '../../src/base/wire.ts'
 import { createMockApi } from '../../src/root/index.ts'
-import { maxBodyBytes } from '../../src/wire.ts'
 import { expectError, expectIdentified } from '../support/expect-body.ts'
 
 const organisations = [{ orgId: 'acme', apiKeys: ['test-key'] }]

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { minimumNode, unsupportedNode } from '../../src/node-support.ts'
+import { minimumNode, unsupportedNode } from '../../src/base/node-support.ts'
 
 const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
 

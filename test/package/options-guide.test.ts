@@ -4,8 +4,8 @@ import { z } from 'zod'
 import { descriptionOf, noFlagReasonOf, optionFieldsOf } from '../../src/flags/schema-flags.ts'
 import { flagOf, serveFlagDocs, serveOptions } from '../../src/server/serve-flags.ts'
 import { serverOptionsSchema } from '../../src/server/server-options.ts'
-import { verifyFlagDocs } from '../../src/server/verify/command.ts'
-import { verifyOptionsSchema } from '../../src/verify/options.ts'
+import { verifyFlagDocs } from '../../src/verify/node/command.ts'
+import { verifyOptionsSchema } from '../../src/verify/verify-options.ts'
 import { optionsGuide, optionsGuidePath } from '../support/options-doc.ts'
 
 /** The options guide and the help of the commands are read from the options' schemas. */

@@ -31,7 +31,7 @@ import {
   type VerifyOptions,
   type VerifyReport,
   verifyDeployment,
-} from '../../src/server/verify/index.ts'
+} from '../../src/verify/node/index.ts'
 
 describe('createMockApi', () => {
   it('takes optional options and returns handlers with the controls', () => {

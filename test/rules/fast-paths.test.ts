@@ -1,7 +1,14 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { describe, expect, it } from 'vitest'
-import { buildDataset } from '../../fixtures/dataset.ts'
+import { buildDataset } from '../../fixtures/build-dataset.ts'
+import {
+  createTokenSource,
+  generateSignInToken,
+  hashSecret,
+  hexOf,
+} from '../../src/base/secrets.ts'
+import { formatDateTime } from '../../src/base/time.ts'
 import { flatString } from '../../src/model/flat-string.ts'
 import type { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
 import {
@@ -15,8 +22,6 @@ import {
 } from '../../src/model/records.ts'
 import { createMockApi } from '../../src/root/index.ts'
 import { formatTimestamp, timestampMs } from '../../src/rules/timestamps.ts'
-import { createTokenSource, generateSignInToken, hashSecret, hexOf } from '../../src/secrets.ts'
-import { formatDateTime } from '../../src/time.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 /** What the speed-ups replaced must still come out the same. */

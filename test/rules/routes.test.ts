@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { ApiError } from '../../src/base/errors.ts'
 import { matchRoute } from '../../src/core/routes.ts'
-import { ApiError } from '../../src/errors.ts'
 
 function errorOf(run: () => unknown) {
   try {

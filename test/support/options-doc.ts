@@ -8,11 +8,11 @@ import {
   type OptionField,
   optionFieldsOf,
 } from '../../src/flags/schema-flags.ts'
-import { mockApiOptionsSchema } from '../../src/options.ts'
+import { mockApiOptionsSchema } from '../../src/options/mock-api-options.ts'
 import { serveFlagDocs } from '../../src/server/serve-flags.ts'
 import { serverOptionsSchema } from '../../src/server/server-options.ts'
-import { verifyFlagDocs } from '../../src/server/verify/command.ts'
-import { verifyOptionsSchema } from '../../src/verify/options.ts'
+import { verifyFlagDocs } from '../../src/verify/node/command.ts'
+import { verifyOptionsSchema } from '../../src/verify/verify-options.ts'
 
 /** The options guide, whose tables are written from the schemas by {@link optionsGuide}. */
 export const optionsGuidePath = fileURLToPath(

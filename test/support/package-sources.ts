@@ -9,7 +9,7 @@ const repo = fileURLToPath(new URL('../..', import.meta.url))
  * source file from the repository's root, as package.json's `exports` give them under the
  * `@identify-api-mock/source` condition.
  *
- * @example packageSources['identify-api-mock/verify'] // 'src/server/verify/index.ts'
+ * @example packageSources['identify-api-mock/verify'] // 'src/verify/node/index.ts'
  */
 export const packageSources: Record<string, string> = Object.fromEntries(
   Object.entries(

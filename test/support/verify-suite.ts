@@ -4,7 +4,7 @@ import {
   type VerifyReport,
   verifyDeployment,
   verifyReportSchema,
-} from '../../src/server/verify/index.ts'
+} from '../../src/verify/node/index.ts'
 import type { StartWayIn } from './way-in.ts'
 
 /** The rows every run skips, because checking them would write other data. */

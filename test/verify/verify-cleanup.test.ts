@@ -1,7 +1,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { verifyDeployment } from '../../src/server/verify/index.ts'
+import { verifyDeployment } from '../../src/verify/node/index.ts'
 import { runCli } from '../support/cli-process.ts'
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { verifyReportSchema } from '../../src/server/verify/index.ts'
+import { verifyReportSchema } from '../../src/verify/node/index.ts'
 import { cliPath, runCli } from '../support/cli-process.ts'
 import {
   type DriftingProxy,

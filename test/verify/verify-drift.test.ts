@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { type VerifyOptions, verifyDeployment } from '../../src/server/verify/index.ts'
+import { type VerifyOptions, verifyDeployment } from '../../src/verify/node/index.ts'
 import {
   type DriftingProxy,
   errorAnswer,

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { formatJUnit, type VerifyReport } from '../../src/server/verify/index.ts'
+import { formatJUnit, type VerifyReport } from '../../src/verify/node/index.ts'
 
 const report: VerifyReport = {
   ok: false,

@@ -1,8 +1,8 @@
 import { styleText } from 'node:util'
-import type { VerifyPlan } from '../../verify/dry-run.ts'
-import { type CheckResult, isFailing, type VerifyReport } from '../../verify/report.ts'
-import { verifyRows } from '../../verify/rows.ts'
-import { describeLeftBehind } from '../../verify/run.ts'
+import type { VerifyPlan } from '../dry-run.ts'
+import { type CheckResult, isFailing, type VerifyReport } from '../report.ts'
+import { verifyRows } from '../rows.ts'
+import { describeLeftBehind } from '../run.ts'
 
 type Paint = (style: Parameters<typeof styleText>[0], text: string) => string
 

@@ -1,10 +1,10 @@
 import { z } from 'zod'
-import { dataFileSchema } from './data-file.ts'
-import { parseOptions } from './errors.ts'
-import { headerSecretSchema } from './secrets.ts'
-import type { Clock } from './time.ts'
-import { svixRetrySchedule, webhookLimits } from './webhooks/limits.ts'
-import { webhookEndpointInputSchema } from './webhooks/schemas.ts'
+import { dataFileSchema } from '../api/data-file.ts'
+import { parseOptions } from '../base/errors.ts'
+import { headerSecretSchema } from '../base/secrets.ts'
+import type { Clock } from '../base/time.ts'
+import { svixRetrySchedule, webhookLimits } from '../webhooks/limits.ts'
+import { webhookEndpointInputSchema } from '../webhooks/webhook-schemas.ts'
 
 /**
  * A whole number from `min` (to `max`), refused with one message that says so, as the CLI prints

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import { type FlagDoc, SchemaFlags } from '../../flags/schema-flags.ts'
-import { type VerifyPlanOptions, verifyPlanOptionsSchema } from '../../verify/options.ts'
+import { type VerifyPlanOptions, verifyPlanOptionsSchema } from '../verify-options.ts'
 import { verifyExitCodes } from './exit-codes.ts'
 
 /**

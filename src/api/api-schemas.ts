@@ -140,4 +140,4 @@ export const errorResponseSchema = z.strictObject({
 })
 export type ErrorResponse = z.infer<typeof errorResponseSchema>
 
-export * from './webhooks/schemas.ts'
+export * from '../webhooks/webhook-schemas.ts'

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { describeIssues } from '../errors.ts'
-import { visibleAscii } from '../secrets.ts'
+import { describeIssues } from '../base/errors.ts'
+import { visibleAscii } from '../base/secrets.ts'
 
 /**
  * What `verify` does when not told otherwise.

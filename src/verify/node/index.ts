@@ -6,15 +6,8 @@
  * import { verifyDeployment } from 'identify-api-mock/verify'
  * const report = await verifyDeployment({ baseUrl: process.env.STAGING_URL, apiKey, orgId: 'acme' })
  */
-export { planVerification, type VerifyPlan } from '../../verify/dry-run.ts'
-export {
-  maxVerifyRequests,
-  VerifyError,
-  type VerifyErrorReason,
-  type VerifyOptions,
-  verifyDefaults,
-  verifyOptionsSchema,
-} from '../../verify/options.ts'
+export { planVerification, type VerifyPlan } from '../dry-run.ts'
+export { formatJUnit } from '../junit.ts'
 export {
   type CheckKind,
   type CheckResult,
@@ -22,7 +15,14 @@ export {
   type Verdict,
   type VerifyReport,
   verifyReportSchema,
-} from '../../verify/report.ts'
-export { verifyDeployment } from '../../verify/run.ts'
+} from '../report.ts'
+export { verifyDeployment } from '../run.ts'
+export {
+  maxVerifyRequests,
+  VerifyError,
+  type VerifyErrorReason,
+  type VerifyOptions,
+  verifyDefaults,
+  verifyOptionsSchema,
+} from '../verify-options.ts'
 export { type FormatOptions, formatPlan, formatReport } from './format-report.ts'
-export { formatJUnit } from './junit.ts'

@@ -1,4 +1,4 @@
-import { isFailing, type VerifyReport } from '../../verify/report.ts'
+import { isFailing, type VerifyReport } from './report.ts'
 
 /** Text as XML character data or an attribute value: escaped, and no character XML forbids. */
 function escapeXml(text: string): string {

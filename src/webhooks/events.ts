@@ -1,14 +1,14 @@
 import { z } from 'zod'
-import { ApiError, InvalidInput, parseOptions } from '../errors.ts'
-import { isNestedDeeperThan, maxJsonDepth } from '../json-depth.ts'
-import type { Clock } from '../time.ts'
-import { webhookLimits } from '../webhooks/limits.ts'
+import { ApiError, InvalidInput, parseOptions } from '../base/errors.ts'
+import { isNestedDeeperThan, maxJsonDepth } from '../base/json-depth.ts'
+import type { Clock } from '../base/time.ts'
+import { webhookLimits } from './limits.ts'
+import { generateWebhookId } from './signature.ts'
 import {
   type RaisedWebhookEvent,
   webhookEnvelopeSchema,
   webhookEventTypeSchema,
-} from '../webhooks/schemas.ts'
-import { generateWebhookId } from '../webhooks/signature.ts'
+} from './webhook-schemas.ts'
 
 /** What building an event reads of the mock: its users, their learning paths, its clock. */
 export interface EventContext {

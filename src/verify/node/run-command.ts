@@ -1,11 +1,11 @@
 import { writeFile } from 'node:fs/promises'
-import { planVerification } from '../../verify/dry-run.ts'
-import { VerifyError, type VerifyPlanOptions } from '../../verify/options.ts'
-import { describeLeftBehind, verifyDeployment } from '../../verify/run.ts'
-import { fileErrorInWords } from '../files/file-errors.ts'
+import { fileErrorInWords } from '../../server/files/file-errors.ts'
+import { planVerification } from '../dry-run.ts'
+import { formatJUnit } from '../junit.ts'
+import { describeLeftBehind, verifyDeployment } from '../run.ts'
+import { VerifyError, type VerifyPlanOptions } from '../verify-options.ts'
 import { verifyExitCodes } from './exit-codes.ts'
 import { escapeControls, formatPlan, formatReport } from './format-report.ts'
-import { formatJUnit } from './junit.ts'
 
 /** What `verify` does with a run beside the options of `verifyDeployment`. */
 export interface VerifyOutput {

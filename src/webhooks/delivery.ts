@@ -1,6 +1,13 @@
-import { ApiError, InvalidInput, parseOptions } from '../errors.ts'
-import type { Clock } from '../time.ts'
-import { webhookLimits } from '../webhooks/limits.ts'
+import { ApiError, InvalidInput, parseOptions } from '../base/errors.ts'
+import { RingBuffer } from '../base/ring-buffer.ts'
+import type { Clock } from '../base/time.ts'
+import { webhookLimits } from './limits.ts'
+import {
+  generateWebhookId,
+  generateWebhookSecret,
+  signWebhook,
+  webhookSecretKey,
+} from './signature.ts'
 import {
   type RaisedWebhookEvent,
   type WebhookAttempt,
@@ -8,14 +15,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointInput,
   webhookEndpointInputSchema,
-} from '../webhooks/schemas.ts'
-import {
-  generateWebhookId,
-  generateWebhookSecret,
-  signWebhook,
-  webhookSecretKey,
-} from '../webhooks/signature.ts'
-import { RingBuffer } from './ring-buffer.ts'
+} from './webhook-schemas.ts'
 
 /** How a mock's webhooks behave: the endpoints given at start, the retries, the clock. */
 export interface WebhookSettings {

@@ -1,12 +1,12 @@
 import { z } from 'zod'
+import { headerSecretSchema } from '../base/secrets.ts'
 import {
   dateSchema,
   dateTimeSchema,
   identifyUserRequestSchema,
   registrationStatusSchema,
   userProfileInputSchema,
-} from './schemas.ts'
-import { headerSecretSchema } from './secrets.ts'
+} from './api-schemas.ts'
 
 // The data file of `serve --data` and `createMockApi({ data })`: organisations and users in exact
 // states. Its fields are those of identify's input and of the stored records, read from their
