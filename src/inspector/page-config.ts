@@ -6,7 +6,10 @@ import { webhookEventTypes } from '../core/webhook-events.ts'
 import { webViewPath } from '../web-view/answer.ts'
 import { maxUsersPerPage } from './queries.ts'
 
-/** A field of the event form: what the event gets without it (its default, or else its description) as placeholder. */
+/**
+ * A field of the event form, with what the event gets without it (its default, or else its
+ * description) as placeholder.
+ */
 export interface EventField {
   name: string
   placeholder: string
@@ -35,7 +38,8 @@ if (!identifyPath) throw new Error('The route table has no identify route.')
 
 /**
  * What the page's script needs to know of the server, derived from the tables that declare it:
- * plain data, written into the script when it is bundled (./bundle.ts).
+ * plain data, written into the script when it is bundled
+ * (src/server/inspector-bundle.ts).
  */
 export const pageConfig = {
   paths: controlPaths,

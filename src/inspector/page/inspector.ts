@@ -1,9 +1,10 @@
 /**
  * The inspector page's script, a browser module bundled into the one file the page loads
- * (../bundle.ts): it polls the control endpoints, renders what they answer with `textContent`
- * only (never as markup), and sends the control token, once given, as `Authorization: Bearer`
- * with every data call. Polls and actions run one at a time, so that what a poll renders is never
- * older than the action before it. It imports only types of the server's modules.
+ * (src/server/inspector-bundle.ts): it polls the control endpoints, renders what they answer
+ * with `textContent` only (never as markup), and sends the control token, once given, as
+ * `Authorization: Bearer` with every data call. Polls and actions run one at a time, so that
+ * what a poll renders is never older than the action before it. It imports only types of the
+ * server's modules.
  */
 import type { QueuedFaultView } from '../../core/faults.ts'
 import type { JournalEntry } from '../../core/journal.ts'
@@ -435,7 +436,7 @@ button('open-web-view').addEventListener('click', async () => {
     )
     return
   }
-  // Opened now, while the click still allows a new tab; it is sent to the web view once identify answers.
+  // Opened now, while the click still allows a new tab; sent to the web view once identify answers.
   const tab = window.open('about:blank', '_blank')
   try {
     const answer = await api<{ token: string }>('POST', config.identifyPath, key, {

@@ -1,16 +1,16 @@
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { pageConfig } from './page-config.ts'
+import { pageConfig } from '../inspector/page-config.ts'
 
 /**
- * Bundles the inspector page's script (`page/inspector.ts`, a browser module) into one classic
- * script, with `pageConfig` written into it as data: what `npm run build` puts into the package
- * (esbuild.config.ts), and what a server running from sources serves (./script.ts). esbuild is a
- * devDependency: only those two load this module.
+ * Bundles the inspector page's script (`src/inspector/page/inspector.ts`, a browser module) into
+ * one classic script, with `pageConfig` written into it as data: what `npm run build` puts into
+ * the package (esbuild.config.ts), and what a server running from sources serves
+ * (src/inspector/script.ts). Node and esbuild, a devDependency: only those two load this module.
  */
 export async function bundleInspectorScript(): Promise<string> {
   const { outputFiles } = await build({
-    entryPoints: [fileURLToPath(new URL('./page/inspector.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL('../inspector/page/inspector.ts', import.meta.url))],
     bundle: true,
     write: false,
     format: 'iife',
