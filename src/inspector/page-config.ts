@@ -10,7 +10,7 @@ import { maxUsersPerPage } from './queries.ts'
  * A field of the event form, with what the event gets without it (its default, or else its
  * description) as placeholder.
  */
-export interface EventField {
+interface EventField {
   name: string
   placeholder: string
 }
@@ -38,8 +38,7 @@ if (!identifyPath) throw new Error('The route table has no identify route.')
 
 /**
  * What the page's script needs to know of the server, derived from the tables that declare it:
- * plain data, written into the script when it is bundled
- * (src/server/inspector-bundle.ts).
+ * plain data, which src/server/inspector-bundle.ts writes into the script.
  */
 export const pageConfig = {
   paths: controlPaths,

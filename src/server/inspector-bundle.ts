@@ -6,7 +6,7 @@ import { pageConfig } from '../inspector/page-config.ts'
  * Bundles the inspector page's script (`src/inspector/page/inspector.ts`, a browser module) into
  * one classic script, with `pageConfig` written into it as data: what `npm run build` puts into
  * the package (esbuild.config.ts), and what a server running from sources serves
- * (src/inspector/script.ts). Node and esbuild, a devDependency: only those two load this module.
+ * (src/inspector/script.ts). It needs esbuild, a devDependency: nothing else loads it.
  */
 export async function bundleInspectorScript(): Promise<string> {
   const { outputFiles } = await build({
