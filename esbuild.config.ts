@@ -22,7 +22,7 @@ import { builtinModules } from 'node:module'
 import { dirname } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
-import { bundleInspectorScript } from './src/server/inspector-bundle.ts'
+import { bundleInspectorScript } from './src/inspector/bundle.ts'
 
 // `BIN_OUT_DIR` puts the bin elsewhere (the test of the bundled bin builds one of its own).
 const outDir = process.env.BIN_OUT_DIR

@@ -38,7 +38,7 @@ if (!identifyPath) throw new Error('The route table has no identify route.')
 
 /**
  * What the page's script needs to know of the server, derived from the tables that declare it:
- * plain data, which src/server/inspector-bundle.ts writes into the script.
+ * plain data, which ./bundle.ts writes into the script.
  */
 export const pageConfig = {
   paths: controlPaths,

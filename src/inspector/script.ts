@@ -15,6 +15,6 @@ export function inspectorScript(): Promise<string> {
   script ??=
     typeof BUILT_INSPECTOR_SCRIPT === 'string'
       ? Promise.resolve(BUILT_INSPECTOR_SCRIPT)
-      : import('../server/inspector-bundle.ts').then((bundler) => bundler.bundleInspectorScript())
+      : import('./bundle.ts').then((bundler) => bundler.bundleInspectorScript())
   return script
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { bundleInspectorScript } from '../../src/server/inspector-bundle.ts'
+import { bundleInspectorScript } from '../../src/inspector/bundle.ts'
 import { expectDeleted, expectIdentified } from '../support/expect-body.ts'
 
 /**

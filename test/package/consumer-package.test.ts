@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bundleInspectorScript } from '../../src/server/inspector-bundle.ts'
+import { bundleInspectorScript } from '../../src/inspector/bundle.ts'
 import { codeBlocks, packedPackageBlocks, repoRoot } from '../support/docs.ts'
 
 /**

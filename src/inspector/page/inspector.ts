@@ -1,6 +1,6 @@
 /**
  * The inspector page's script, a browser module bundled into the one file the page loads
- * (src/server/inspector-bundle.ts): it polls the control endpoints, renders what they answer
+ * (../bundle.ts): it polls the control endpoints, renders what they answer
  * with `textContent` only (never as markup), and sends the control token, once given, as
  * `Authorization: Bearer` with every data call. Polls and actions run one at a time, so that
  * what a poll renders is never older than the action before it. It imports only types of the

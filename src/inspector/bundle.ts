@@ -1,16 +1,16 @@
-import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
-import { pageConfig } from '../inspector/page-config.ts'
+import { pageConfig } from './page-config.ts'
 
 /**
- * Bundles the inspector page's script (`src/inspector/page/inspector.ts`, a browser module) into
+ * Bundles the inspector page's script (`page/inspector.ts`, a browser module) into
  * one classic script, with `pageConfig` written into it as data: what `npm run build` puts into
  * the package (esbuild.config.ts), and what a server running from sources serves
- * (src/inspector/script.ts). It needs esbuild, a devDependency: nothing else loads it.
+ * (./script.ts). Node-only tooling: it needs esbuild, a devDependency, and nothing else loads it
+ * (the build drops the branch of ./script.ts that does).
  */
 export async function bundleInspectorScript(): Promise<string> {
   const { outputFiles } = await build({
-    entryPoints: [fileURLToPath(new URL('../inspector/page/inspector.ts', import.meta.url))],
+    entryPoints: [`${import.meta.dirname}/page/inspector.ts`],
     bundle: true,
     write: false,
     format: 'iife',
