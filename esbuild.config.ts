@@ -22,6 +22,7 @@ import { builtinModules } from 'node:module'
 import { dirname } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build, type Plugin } from 'esbuild'
+import { bundleInspectorScript } from './src/inspector/bundle.ts'
 
 // `BIN_OUT_DIR` puts the bin elsewhere (the test of the bundled bin builds one of its own).
 const outDir = process.env.BIN_OUT_DIR
@@ -69,6 +70,12 @@ const zodEnglishOnly: Plugin = {
   },
 }
 
+/**
+ * The inspector page's script, bundled once and written into the library and the bin as text
+ * (src/inspector/script.ts), so that the package serves it without esbuild.
+ */
+const define = { BUILT_INSPECTOR_SCRIPT: JSON.stringify(await bundleInspectorScript()) }
+
 const root = new URL('./', import.meta.url)
 const { exports, peerDependencies } = JSON.parse(
   await readFile(new URL('package.json', root), 'utf8'),
@@ -95,6 +102,7 @@ if (!process.env.BIN_OUT_DIR) {
     target: 'es2023',
     external: [...Object.keys(peerDependencies), 'node:*'],
     plugins: [zodEnglishOnly],
+    define,
     legalComments: 'eof',
     logLevel: 'warning',
   })
@@ -116,7 +124,7 @@ await build({
   // loaded. Node's `MessageEvent` comes from undici, and touching it loads all of undici (45 ms
   // again). The emitter only needs an `Event` with `data` (it tracks `preventDefault` itself),
   // which is what the bin gets instead.
-  define: { MessageEvent: '__BinMessageEvent' },
+  define: { ...define, MessageEvent: '__BinMessageEvent' },
   banner: {
     js: [
       "import { createRequire as __createRequire } from 'node:module'",

@@ -15,7 +15,7 @@ import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../ba
 import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { createRouteMatcher } from '../core/route-matcher.ts'
-import { inspectorAssets } from '../inspector/assets.ts'
+import { inspectorAsset } from '../inspector/assets.ts'
 import {
   describeUser,
   listUsers,
@@ -42,7 +42,7 @@ interface ControlRoute {
 }
 
 const serveAsset: Run = async (_core, request) =>
-  inspectorAssets.get(pathnameOf(request.target)) ?? toErrorResponse(new ApiError('notFound'))
+  (await inspectorAsset(pathnameOf(request.target))) ?? toErrorResponse(new ApiError('notFound'))
 
 /**
  * The control endpoints' route table: method, path, and what each does. Paths are matched

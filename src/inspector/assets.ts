@@ -1,7 +1,7 @@
 import { controlPaths } from '../base/control-paths.ts'
 import type { WireResponse } from '../base/errors.ts'
 import { inspectorHtml } from './html.ts'
-import { inspectorJs } from './script.ts'
+import { inspectorScript } from './script.ts'
 import { inspectorCss } from './style.ts'
 
 /**
@@ -32,9 +32,19 @@ const asset = (contentType: string, body: string): WireResponse => ({
   body,
 })
 
-/** The inspector page's three files, by path: they hold no data, so no control token guards them. */
-export const inspectorAssets: ReadonlyMap<string, WireResponse> = new Map([
-  [controlPaths.inspector, asset('text/html; charset=utf-8', inspectorHtml)],
-  [controlPaths.inspectorStyle, asset('text/css; charset=utf-8', inspectorCss)],
-  [controlPaths.inspectorScript, asset('text/javascript; charset=utf-8', inspectorJs)],
+const files = new Map<string, () => Promise<WireResponse>>([
+  [controlPaths.inspector, async () => asset('text/html; charset=utf-8', inspectorHtml)],
+  [controlPaths.inspectorStyle, async () => asset('text/css; charset=utf-8', inspectorCss)],
+  [
+    controlPaths.inspectorScript,
+    async () => asset('text/javascript; charset=utf-8', await inspectorScript()),
+  ],
 ])
+
+/**
+ * The inspector page's file at `path`, if it is one of its three: they hold no data, so no
+ * control token guards them.
+ */
+export function inspectorAsset(path: string): Promise<WireResponse> | undefined {
+  return files.get(path)?.()
+}

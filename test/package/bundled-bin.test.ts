@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { bundleInspectorScript } from '../../src/inspector/bundle.ts'
 import { expectDeleted, expectIdentified } from '../support/expect-body.ts'
 
 /**
@@ -61,4 +62,15 @@ it('serves identify, the web view and delete from the bundle', async () => {
     await fetch(`${url}/api/v1/users/org-1/bundled`, { method: 'DELETE', headers }),
     'bundled',
   )
+})
+
+it("serves the inspector page's script as bundled at build, with no esbuild to call", async () => {
+  // The bin runs from a scratch directory, where `esbuild` (a devDependency) does not resolve.
+  const res = await fetch(`${url}/__mock/inspector.js`)
+  expect(res.status).toBe(200)
+  expect(res.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  const script = await res.text()
+  expect(script).toBe(await bundleInspectorScript())
+  // The server's tables are written into it, not read at run time.
+  expect(script).toContain('"/api/v1/users/identify"')
 })

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bundleInspectorScript } from '../../src/inspector/bundle.ts'
 import { codeBlocks, packedPackageBlocks, repoRoot } from '../support/docs.ts'
 
 /**
@@ -287,6 +288,10 @@ describe('the packed package in a consumer project', () => {
           })
           const { url } = JSON.parse(line)
           expect((await fetch(`${url}/__mock/health`)).status).toBe(200)
+          // The inspector's script as bundled at build: the package has no esbuild to call.
+          const script = await fetch(`${url}/__mock/inspector.js`)
+          expect(script.status).toBe(200)
+          expect(await script.text()).toBe(await bundleInspectorScript())
         } finally {
           if (child.pid) process.kill(-child.pid, 'SIGTERM')
           await exited

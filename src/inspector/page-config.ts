@@ -1,0 +1,60 @@
+import { z } from 'zod'
+import { controlPaths } from '../base/control-paths.ts'
+import { operationErrors, statusesOf } from '../core/faults.ts'
+import { apiRoutes } from '../core/routes.ts'
+import { webViewPath } from '../web-view/answer.ts'
+import { webhookEventTypes } from '../webhooks/events.ts'
+import { maxUsersPerPage } from './queries.ts'
+
+/**
+ * A field of the event form, with what the event gets without it (its default, or else its
+ * description) as placeholder.
+ */
+interface EventField {
+  name: string
+  placeholder: string
+}
+
+/** The fields the event form asks for beside the type and the user, for each named event. */
+const eventFields: Record<string, EventField[]> = Object.fromEntries(
+  Object.entries(webhookEventTypes).map(([type, { inputSchema }]) => {
+    const { properties = {} } = z.toJSONSchema(inputSchema, { io: 'input' })
+    return [
+      type,
+      Object.entries(properties)
+        .filter(([name]) => !['type', 'orgId', 'id'].includes(name))
+        .map(([name, field]) => ({ name, placeholder: placeholderOf(field) })),
+    ]
+  }),
+)
+
+function placeholderOf(field: z.core.JSONSchema._JSONSchema): string {
+  if (typeof field === 'boolean') return ''
+  return typeof field.default === 'string' ? field.default : (field.description ?? '')
+}
+
+const identifyPath = apiRoutes.find((route) => route.operation === 'identify')?.path
+if (!identifyPath) throw new Error('The route table has no identify route.')
+
+/**
+ * What the page's script needs to know of the server, derived from the tables that declare it:
+ * plain data, which ./bundle.ts writes into the script.
+ */
+export const pageConfig = {
+  paths: controlPaths,
+  identifyPath,
+  webViewPath,
+  faultStatuses: Object.fromEntries(
+    Object.keys(operationErrors).map((operation) => [
+      operation,
+      statusesOf(operation as keyof typeof operationErrors),
+    ]),
+  ) as Record<string, number[]>,
+  eventFields,
+  pageSize: Math.min(25, maxUsersPerPage),
+  journalRows: 50,
+  deliveryRows: 50,
+  pollMs: 1000,
+}
+
+export type PageConfig = typeof pageConfig
