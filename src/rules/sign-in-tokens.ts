@@ -2,7 +2,8 @@ import { hashSecret } from '../base/secrets.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
-import { sweepExpired } from './sweep.ts'
+import { holdSecret } from './held-secrets.ts'
+import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
@@ -16,22 +17,19 @@ import { formatTimestamp, timestampMs } from './timestamps.ts'
 export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promise<string> {
   const now = ctx.now()
   sweepExpired(ctx, now)
-  const tokens = ctx.db.signInTokensByUserId.get(user.userId)
-  for (const oldest of tokens.slice(0, Math.max(0, tokens.length - ctx.maxTokensPerUser + 1))) {
-    ctx.db.collections.signInTokens.delete(oldest)
-  }
-  const token = ctx.generateToken()
-  const tokenHash = hashSecret(token)
-  await ctx.db.collections.signInTokens.create({
-    tokenHash,
-    userId: user.userId,
-    orgId: user.orgId,
-    issuedAt: formatTimestamp(now),
-    expiresAt: formatTimestamp(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
-    redeemedAt: null,
-  })
-  ctx.db.secretFingerprints.add(token, tokenHash)
-  return token
+  makeRoomForOneMore(ctx.db.signInTokensByUserId.get(user.userId), ctx.maxTokensPerUser, (oldest) =>
+    ctx.db.collections.signInTokens.delete(oldest),
+  )
+  return holdSecret(ctx, ctx.generateToken(), (tokenHash) =>
+    ctx.db.collections.signInTokens.create({
+      tokenHash,
+      userId: user.userId,
+      orgId: user.orgId,
+      issuedAt: formatTimestamp(now),
+      expiresAt: formatTimestamp(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
+      redeemedAt: null,
+    }),
+  )
 }
 
 /** Why a sign-in token was refused. */

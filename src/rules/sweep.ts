@@ -21,3 +21,18 @@ export function sweepExpired(ctx: RuleContext, now: Date): void {
     first = db.webViewSessionsByStart.first()
   }
 }
+
+/**
+ * Deletes the oldest of a user's `records` (oldest first) so that one more fits within `max`:
+ * the bound of sign-in tokens and of web-view sessions per user.
+ *
+ * @example
+ * makeRoomForOneMore(tokens, ctx.maxTokensPerUser, (token) => signInTokens.delete(token))
+ */
+export function makeRoomForOneMore<R>(
+  records: readonly R[],
+  max: number,
+  remove: (record: R) => void,
+): void {
+  for (const oldest of records.slice(0, Math.max(0, records.length - max + 1))) remove(oldest)
+}

@@ -1,7 +1,8 @@
 import { generateSignInToken, hashSecret } from '../base/secrets.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
-import { sweepExpired } from './sweep.ts'
+import { holdSecret } from './held-secrets.ts'
+import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
@@ -15,23 +16,19 @@ import { formatTimestamp, timestampMs } from './timestamps.ts'
 export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Promise<string> {
   const now = ctx.now()
   sweepExpired(ctx, now)
-  const sessions = ctx.db.webViewSessionsByUserId.get(user.userId)
-  for (const oldest of sessions.slice(
-    0,
-    Math.max(0, sessions.length - ctx.maxSessionsPerUser + 1),
-  )) {
-    ctx.db.collections.webViewSessions.delete(oldest)
-  }
-  const sessionId = generateSignInToken()
-  const sessionHash = hashSecret(sessionId)
-  await ctx.db.collections.webViewSessions.create({
-    sessionHash,
-    userId: user.userId,
-    orgId: user.orgId,
-    createdAt: formatTimestamp(now),
-  })
-  ctx.db.secretFingerprints.add(sessionId, sessionHash)
-  return sessionId
+  makeRoomForOneMore(
+    ctx.db.webViewSessionsByUserId.get(user.userId),
+    ctx.maxSessionsPerUser,
+    (oldest) => ctx.db.collections.webViewSessions.delete(oldest),
+  )
+  return holdSecret(ctx, generateSignInToken(), (sessionHash) =>
+    ctx.db.collections.webViewSessions.create({
+      sessionHash,
+      userId: user.userId,
+      orgId: user.orgId,
+      createdAt: formatTimestamp(now),
+    }),
+  )
 }
 
 /**
