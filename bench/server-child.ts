@@ -2,8 +2,8 @@
  * The standalone server as the benchmarks load it: `startServer` (the code the bin runs, without
  * its command line), in a process of its own, reporting its memory on request. Options come as
  * JSON in the first argument; the process answers IPC messages:
- * - `{ type: 'memory' }`: garbage-collects (needs `--expose-gc`), then reports heap, RSS and the
- *   peak RSS of the process so far.
+ * - `{ type: 'memory', collect }`: garbage-collects (needs `--expose-gc`) unless `collect` is
+ *   false, then reports heap, RSS and the peak RSS of the process so far.
  */
 import { startServer } from '../src/server/server.ts'
 import { memoryAfterGc } from './lib/heap.ts'
@@ -14,10 +14,11 @@ const options = JSON.parse(process.argv[2] ?? '{}')
 // none), so that what is measured is the answer, not reconnections.
 const server = await startServer({ port: 0, maxRequestsPerSocket: 0, ...options })
 
-process.on('message', async (message: { type: string }) => {
+process.on('message', async (message: { type: string; collect?: boolean }) => {
   if (message.type !== 'memory') return
   const peakRss = process.resourceUsage().maxRSS * 1024
-  process.send?.({ type: 'memory', ...(await memoryAfterGc()), peakRss })
+  const memory = message.collect === false ? process.memoryUsage() : await memoryAfterGc()
+  process.send?.({ type: 'memory', heapUsed: memory.heapUsed, rss: memory.rss, peakRss })
 })
 process.on('SIGTERM', () => {
   server.close().finally(() => process.exit(0))

@@ -20,8 +20,11 @@ export interface Memory {
 /** A standalone mock server in a process of its own (see `bench/server-child.ts`). */
 export interface MockServer {
   url: string
-  /** Heap (after garbage collection), RSS and peak RSS of the server process. */
-  memory(): Promise<Memory>
+  /**
+   * Heap, RSS and peak RSS of the server process, after garbage collection unless `collect` is
+   * false (what the process holds on its own, as it would without `--expose-gc`).
+   */
+  memory(options?: { collect?: boolean }): Promise<Memory>
   stop(): Promise<void>
   /** Kills it with SIGKILL, as a crash or `docker kill` would. */
   kill(): Promise<void>
@@ -35,9 +38,9 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   const ready = await nextMessage<{ url: string }>(child, 'ready')
   return {
     url: ready.url,
-    memory: async () => {
+    memory: async ({ collect = true } = {}) => {
       const reply = nextMessage<Memory>(child, 'memory')
-      child.send({ type: 'memory' })
+      child.send({ type: 'memory', collect })
       return reply
     },
     stop: () => stop(child),

@@ -178,6 +178,11 @@ export class MockCore {
     this.ready = this.#exclusive(this.#load.bind(this, start.state, start.credentials))
   }
 
+  /** The JSON size of every record kept, in characters: what `maxStateBytes` bounds. */
+  get stateBytes(): number {
+    return this.#ctx.db.bytes
+  }
+
   /** The organisations and API keys a client can use, keys in clear. */
   get credentials(): Credentials[] {
     return this.#credentials

@@ -10,7 +10,9 @@ import {
   createConnectListener,
   createRequestListener,
   rawResponse,
+  type SiteAnswer,
 } from './listener.ts'
+import { memoryReleaser } from './memory-release.ts'
 import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 import { createStateFileStore } from './state-store.ts'
 import { pinnedWebhookTransport } from './webhook-transport.ts'
@@ -65,8 +67,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
   const core = new MockCore(seedDataset, mockOptions, store, pinnedWebhookTransport)
-  const site = createAnswer(core, listenerOptions)
+  const served = createAnswer(core, listenerOptions)
   await core.ready
+  const release = memoryReleaser(() => core.stateBytes)
+  const site: SiteAnswer = {
+    ...served,
+    answer: async (request) => {
+      try {
+        return await served.answer(request)
+      } finally {
+        void release()
+      }
+    },
+  }
   const server = createServer(
     {
       headersTimeout: headersTimeoutMs,
