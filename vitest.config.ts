@@ -20,6 +20,9 @@ export default defineConfig({
   ssr: { resolve: { conditions: [sources, ...defaultServerConditions] } },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // A polled condition (a page in a real browser, a server's journal) may take more than the
+    // default second on a busy machine: the condition is the same, it is given the time.
+    expect: { poll: { timeout: 10_000 } },
     typecheck: { enabled: true, include: ['test/**/*.test-d.ts'] },
   },
 })
