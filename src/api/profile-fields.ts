@@ -37,3 +37,16 @@ export function profileOf<R extends { [F in ProfileField]: unknown }>(
   for (const field of profileFieldNames) profile[field] = record[field]
   return profile
 }
+
+/**
+ * The profile fields of `fields`, each one it does not set `null`: a user's profile as it is stored.
+ *
+ * @example profileOrNull({ firstName: 'Ada' }) // { firstName: 'Ada', lastName: null, … }
+ */
+export function profileOrNull(fields: Partial<ProfileFields>): {
+  [F in ProfileField]: ProfileFields[F] | null
+} {
+  const profile = {} as { [F in ProfileField]: ProfileFields[F] | null }
+  for (const field of profileFieldNames) Object.assign(profile, { [field]: fields[field] ?? null })
+  return profile
+}

@@ -1,5 +1,6 @@
 import type { DataFileOrganisation, OrganisationUser, ResolvedDataFile } from '../api/data-file.ts'
 import { jsonPath } from '../api/data-file.ts'
+import { profileOrNull } from '../api/profile-fields.ts'
 import { InvalidInput } from '../base/errors.ts'
 import { hashSecret } from '../base/secrets.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
@@ -39,12 +40,7 @@ export function userRecordsOf(
         registrationStatus: fields.registrationStatus,
         registeredAt: fields.registeredAt ?? null,
         lastActive: fields.lastActive ?? null,
-        firstName: fields.firstName ?? null,
-        lastName: fields.lastName ?? null,
-        country: fields.country ?? null,
-        region: fields.region ?? null,
-        sex: fields.sex ?? null,
-        ageBracket: fields.ageBracket ?? null,
+        ...profileOrNull(fields),
         userGroups: [...new Set(fields.userGroups ?? [])],
       },
     ],

@@ -1,5 +1,5 @@
 import type { IdentifyUserRequest, IdentifyUserResponse } from '../api/api-schemas.ts'
-import { type ProfileField, profileFieldNames } from '../api/profile-fields.ts'
+import { profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { RuleContext } from './context.ts'
@@ -70,6 +70,4 @@ export async function identifyUser(
 }
 
 /** A new user's profile before its `data` applies: every field `null`. */
-const emptyProfile = Object.fromEntries(profileFieldNames.map((field) => [field, null])) as {
-  [F in ProfileField]: null
-}
+const emptyProfile = profileOrNull({})

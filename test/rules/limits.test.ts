@@ -261,15 +261,29 @@ describe('maxStateBytes', () => {
     expect(state.users.map((u) => u.id)).not.toContain(refused)
     expect(state.userGroups.map((g) => g.groupId)).not.toContain(`${group}${i - 1}`)
     // Counted as the JSON of each record, without the state's own brackets and names.
-    const records = Object.values(state).flatMap((collection: object[]) => collection)
-    const size = records.reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const sizeOf = (records: readonly object[]) =>
+      records.reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const size = sizeOf(Object.values(state).flatMap((collection: object[]) => collection))
     expect(size).toBeLessThanOrEqual(30_000)
-    expect(size).toBeGreaterThan(29_000)
-    // An existing user that grows is refused too, and keeps what it had.
-    const grown = await identify(core, { id: 'u-0', data: { lastName: 'l'.repeat(1000) } })
+    // Full to within what the last call that fitted added (the refused one would add as much).
+    const last = state.users.find((u) => u.id === `u-${i - 2}`)
+    const lastCall = [
+      last ?? {},
+      ...state.userGroups.filter((g) => g.groupId === `${group}${i - 2}`),
+      ...state.signInTokens.filter((t) => t.userId === last?.userId),
+    ]
+    expect(lastCall).toHaveLength(3)
+    expect(size).toBeGreaterThan(30_000 - sizeOf(lastCall))
+    // An existing user that grows (by more than the room left) is refused too, and keeps what it had.
+    const longer = { firstName: 'f'.repeat(1000), lastName: 'l'.repeat(1000) }
+    expect(30_000 - size).toBeLessThan(2000)
+    const grown = await identify(core, { id: 'u-0', data: longer })
     expect(grown.status).toBe(500)
     const after = await core.state()
-    expect(after.users.find((u) => u.id === 'u-0')?.lastName).toBeNull()
+    expect(after.users.find((u) => u.id === 'u-0')).toMatchObject({
+      firstName: null,
+      lastName: null,
+    })
     expect(after.signInTokens.map((t) => t.tokenHash).sort()).toEqual(
       state.signInTokens.map((t) => t.tokenHash).sort(),
     )
