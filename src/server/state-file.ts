@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, fstatSync, openSync, readSync } from 'node:fs'
+import { chmodSync, closeSync, openSync } from 'node:fs'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { profileFieldNames } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/errors.ts'
@@ -14,7 +14,6 @@ export class StateFileError extends Error {
 
 /** What marks a SQLite database as this mock's (`PRAGMA application_id`): "IAMK". */
 const applicationId = 0x49414d4b
-const sqliteHeader = 'SQLite format 3\0'
 /** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
 const privateMode = 0o600
 /** The paths this process has open: SQLite's locks do not keep a process from itself. */
@@ -49,7 +48,6 @@ export class StateFile {
   /** Opens (or creates) the state file at `path`; a {@link StateFileError} if it cannot be used. */
   static open(path: string): StateFile {
     const sqlite = loadSqlite()
-    checkFile(path)
     if (openHere.has(path)) throw new StateFileError(`${path} is already open in this process`)
     let db: DatabaseSync | undefined
     try {
@@ -76,11 +74,6 @@ export class StateFile {
       return file
     } catch (error) {
       db?.close()
-      if (sqliteCode(error) === sqliteBusy) {
-        throw new StateFileError(
-          `${path} is in use by another server (it holds its lock): stop it, or choose another --state-file`,
-        )
-      }
       throw asStateFileError(path, error)
     }
   }
@@ -179,43 +172,28 @@ function keyOf(name: CollectionName, record: object): string {
   return second === undefined ? String(first) : orgKey(String(first), String(second))
 }
 
-/**
- * Refuses, leaving it as it is, what is not a SQLite database (such as the JSON-lines state file
- * of version 0.1) and what is not a file; a path that does not exist yet is fine.
- */
-function checkFile(path: string): void {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return
-    throw asStateFileError(path, error)
-  }
-  try {
-    if (!fstatSync(fd).isFile()) throw new StateFileError(`${path} is not a file`)
-    const head = Buffer.alloc(sqliteHeader.length)
-    if (readSync(fd, head, 0, head.length, 0) > 0 && head.toString('latin1') !== sqliteHeader) {
-      throw new StateFileError(
-        `${path} is not a state database (a JSON-lines state file of version 0.1 is not read any more): start with a new file (another --state-file path); it was left as it is`,
-      )
-    }
-  } finally {
-    closeSync(fd)
-  }
-}
-
 /** `error`, as the {@link StateFileError} of a file at `path` that cannot be used, in one line. */
 function asStateFileError(path: string, error: unknown): StateFileError {
   if (error instanceof StateFileError) return error
+  const { code, errcode } = error as { code?: string; errcode?: number }
+  if (errcode === sqliteBusy) {
+    return new StateFileError(
+      `${path} is in use by another server (it holds its lock): stop it, or choose another --state-file`,
+    )
+  }
+  // SQLite reads no further than the header of a file that is not a database, and changes nothing.
+  if (errcode === sqliteNotADatabase) {
+    return new StateFileError(
+      `${path} is not a state database (a JSON-lines state file of version 0.1 is not read any more): start with a new file (another --state-file path); it was left as it is`,
+    )
+  }
+  if (code === 'EISDIR') return new StateFileError(`${path} is not a file`)
   return new StateFileError(`cannot use ${path} as a state file: ${fileErrorInWords(path, error)}`)
 }
 
-/** SQLite's result code for a database another connection has locked. */
+/** SQLite's result codes for a database another connection has locked, and for a file that is not one. */
 const sqliteBusy = 5
-
-function sqliteCode(error: unknown): number | undefined {
-  return (error as { errcode?: number }).errcode
-}
+const sqliteNotADatabase = 26
 
 /**
  * `node:sqlite`, loaded only for a state file. Node 22.13 and later have it; Node 22.12 only

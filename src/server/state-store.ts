@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
+import { collectionNames } from '../model/collections.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials } from '../model/dataset.ts'
-import { apiKeyRecord } from '../model/declared-data.ts'
+import { apiKeyRecord, organisationSlice } from '../model/declared-data.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { StateFile, StateFileError } from './state-file.ts'
 
@@ -90,33 +91,28 @@ function applyOrganisations(
  * so a `userId` or `certificateId` the state already holds is replaced by a fresh one.
  */
 function addOrganisation(state: MockState, seeded: MockState, orgId: string): void {
-  const takenUsers = new Set(state.users.map((u) => u.userId))
-  const takenCertificates = new Set(state.certificates.map((c) => c.certificateId))
-  const userIds = new Map<string, string>()
-  for (const user of seeded.users) {
-    if (user.orgId !== orgId) continue
-    const userId = takenUsers.has(user.userId) ? randomUUID() : user.userId
-    userIds.set(user.userId, userId)
-    state.users.push({ ...user, userId, userGroups: [...user.userGroups] })
+  const taken = new Set([...state.users, ...state.certificates].map(idOf))
+  const fresh = new Map<string, string>()
+  const own = (id: string, make: () => string) => {
+    if (!taken.has(id)) return id
+    if (!fresh.has(id)) fresh.set(id, make())
+    return fresh.get(id) as string
   }
-  const ofOrg = <R extends { orgId: string }>(records: R[]) =>
-    records.filter((r) => r.orgId === orgId)
-  state.organisations.push(...ofOrg(seeded.organisations))
-  state.userGroups.push(...ofOrg(seeded.userGroups))
-  state.learningPaths.push(...ofOrg(seeded.learningPaths))
-  for (const progress of seeded.learningProgress) {
-    const userId = userIds.get(progress.userId)
-    if (userId) state.learningProgress.push({ ...progress, userId })
-  }
-  for (const certificate of seeded.certificates) {
-    const userId = userIds.get(certificate.userId)
-    if (!userId) continue
-    const certificateId = takenCertificates.has(certificate.certificateId)
-      ? `cert-${randomUUID().slice(0, 8)}`
-      : certificate.certificateId
-    state.certificates.push({ ...certificate, userId, certificateId })
+  const slice = organisationSlice(seeded, orgId)
+  for (const name of collectionNames) {
+    for (const record of slice[name] as Record<string, unknown>[]) {
+      const copy = structuredClone(record)
+      if (typeof copy.userId === 'string') copy.userId = own(copy.userId, randomUUID)
+      if (typeof copy.certificateId === 'string') {
+        copy.certificateId = own(copy.certificateId, () => `cert-${randomUUID().slice(0, 8)}`)
+      }
+      ;(state[name] as unknown[]).push(copy)
+    }
   }
 }
+
+const idOf = (record: { userId: string } | { certificateId: string }) =>
+  'certificateId' in record ? record.certificateId : record.userId
 
 /**
  * The credentials that open `state`: of the keys the server was given (seeded or on the command
