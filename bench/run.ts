@@ -663,11 +663,15 @@ async function stateFile() {
   say(`   ${flood} slow bodies at once, each 1 MiB announced and all but 100 bytes sent…`)
   // The same flood with a wrong key (each refused before its body is read) measures what the
   // connections cost on their own, side by side: what the bodies add is the difference.
-  const floodGrowth = async (apiKey: string) => {
-    const server = await startMockServer({
-      seededOrganisations: 0,
-      organisations: [{ orgId: 'flood', apiKeys: ['K'], users: 0 }],
-    })
+  // And a bare node:http server that reads every body as it comes: what Node itself costs.
+  const floodGrowth = async (apiKey: string | 'bare') => {
+    const server =
+      apiKey === 'bare'
+        ? await startBareServer('{}')
+        : await startMockServer({
+            seededOrganisations: 0,
+            organisations: [{ orgId: 'flood', apiKeys: ['K'], users: 0 }],
+          })
     const before = await server.memory({ collect: false })
     const clients = await slowBodyFlood(server.url, apiKey, flood)
     await new Promise((resolve) => setTimeout(resolve, 1500))
@@ -679,6 +683,7 @@ async function stateFile() {
   }
   const strangers = await floodGrowth('not-a-key')
   const keyed = await floodGrowth('K')
+  const bare = await floodGrowth('bare')
   const allowed = maxBodiesBytes + strangers.growth
   figures.push({
     goal: 7,
@@ -693,6 +698,12 @@ async function stateFile() {
     target: '≤ the 64 MiB body budget + the wrong-key flood’s',
     ratio: keyed.growth / allowed,
     met: keyed.growth <= allowed,
+  })
+  figures.push({
+    goal: 7,
+    name: 'the same flood on a bare node:http server that reads every body: peak RSS − RSS before',
+    measured: `${mb(bare.growth)} (${mb(bare.before)} → ${mb(bare.peakRss)})`,
+    target: 'what Node itself costs',
   })
 }
 

@@ -52,15 +52,23 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   }
 }
 
-/** The bare `node:http` server answering `body` to every request. */
+/**
+ * The bare `node:http` server answering `body` to every request; `memory` reads its RSS and peak
+ * RSS from `/proc` (its heap is not known: `heapUsed` is `NaN`).
+ */
 export async function startBareServer(
   body: string,
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<{ url: string; memory(): Memory; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [bareServerPath, body], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const { url } = await firstJsonLine<{ url: string }>(child)
-  return { url, stop: () => stop(child) }
+  const memory = () => {
+    const status = child.pid ? processStatus(child.pid) : {}
+    const rss = status.VmRSS ?? Number.NaN
+    return { heapUsed: Number.NaN, rss, peakRss: status.VmHWM ?? rss }
+  }
+  return { url, memory, stop: () => stop(child) }
 }
 
 /**
