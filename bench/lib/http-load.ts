@@ -88,8 +88,10 @@ export function identifyThenDelete(url: string, apiKey: string, orgId: string) {
 }
 
 /**
- * Each connection identifies an existing user, then redeems the token it got the way the web
- * view does (`GET /webview?orgId=&token=`), in a loop.
+ * Each connection identifies one of 100 users (`id` and a number, in turn: new on its first call,
+ * then existing), then redeems the token it got the way the web view does
+ * (`GET /webview?orgId=&token=`), in a loop. With one user for all, the other connections' tokens
+ * could push a token out of the user's bound of 10 between its identify and its redemption.
  */
 export function identifyThenRedeem(url: string, apiKey: string, orgId: string, id: string) {
   const requests: autocannon.Request[] = [
@@ -97,7 +99,10 @@ export function identifyThenRedeem(url: string, apiKey: string, orgId: string, i
       method: 'POST' as const,
       path: '/api/v1/users/identify',
       headers: jsonHeaders(apiKey),
-      body: identifyBody(orgId, id),
+      setupRequest: (request) => ({
+        ...request,
+        body: identifyBody(orgId, `${id}-${nextId++ % 100}`),
+      }),
       onResponse: (_status, body, context) => {
         ;(context as Cycle).token = (JSON.parse(body) as { token: string }).token
       },
