@@ -9,7 +9,7 @@
 import { setupServer } from 'msw/node'
 import { createMockApi } from '../src/root/create-mock-api.ts'
 import { memoryAfterGc } from './lib/heap.ts'
-import { identifyBody, jsonHeaders } from './lib/http-load.ts'
+import { benchKey, identifyBody, jsonHeaders } from './lib/http-load.ts'
 import { closeHandlesOfClosedSockets } from './lib/msw-socket-leak.ts'
 
 const calls = Number(process.argv[2] ?? 100_000)
@@ -19,7 +19,7 @@ if (workaround) closeHandlesOfClosedSockets()
 let offsetMs = 0
 const api = createMockApi({
   seededOrganisations: 0,
-  organisations: [{ orgId: 'X', apiKeys: ['K'], users: 1000 }],
+  organisations: [{ orgId: 'X', apiKeys: [benchKey], users: 1000 }],
   tokenTtlSeconds: 5,
   now: () => new Date(Date.now() + offsetMs),
 })
@@ -30,7 +30,7 @@ const ids = (await api.state()).users.map((u) => u.id)
 async function identify(i: number) {
   const response = await fetch('http://api.bench.test/api/v1/users/identify', {
     method: 'POST',
-    headers: jsonHeaders('K'),
+    headers: jsonHeaders(benchKey),
     body: identifyBody('X', ids[i % ids.length] as string),
   })
   await response.json()

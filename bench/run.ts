@@ -22,6 +22,7 @@ import { createMockApi } from '../src/root/create-mock-api.ts'
 import { maxBodiesBytes } from '../src/server/listener.ts'
 import { slowBodyFlood } from './lib/flood.ts'
 import {
+  benchKey,
   connections,
   identifyThenDelete,
   identifyThenRedeem,
@@ -131,7 +132,7 @@ function pushAgainstFloor(
 async function throughput() {
   say('\n1. Standalone server identify throughput…')
   const mock = await startMockServer(sizedOptions(small))
-  const target = identifyUpdates(mock.url, 'K', 'X', 'bench-user')
+  const target = identifyUpdates(mock.url, benchKey, 'X', 'bench-user')
   const sample = await send(target)
   const bare = await startBareServer(sample.body)
   const prism = await startPrism()
@@ -217,14 +218,14 @@ async function flatWithSize() {
       const { url } = servers[size]
       const options =
         kind === 'identify'
-          ? identifyUpdates(url, 'K', 'X', 'bench-user')
+          ? identifyUpdates(url, benchKey, 'X', 'bench-user')
           : kind === 'delete'
-            ? identifyThenDelete(url, 'K', 'X')
-            : identifyThenRedeem(url, 'K', 'X', 'bench-user')
+            ? identifyThenDelete(url, benchKey, 'X')
+            : identifyThenRedeem(url, benchKey, 'X', 'bench-user')
       return okPerSecond(load({ ...options, duration }), `${kind} at ${size}`)
     }
-    await send(identifyUpdates(servers.small.url, 'K', 'X', 'bench-user'))
-    await send(identifyUpdates(servers.large.url, 'K', 'X', 'bench-user'))
+    await send(identifyUpdates(servers.small.url, benchKey, 'X', 'bench-user'))
+    await send(identifyUpdates(servers.large.url, benchKey, 'X', 'bench-user'))
     const samples = await interleave(plan.rounds, {
       identifySmall: scenario('small', 'identify'),
       identifyLarge: scenario('large', 'identify'),
@@ -288,7 +289,7 @@ async function flatWithSize() {
     pushCostRatios('rule', costs.small, costs.large)
   }
   notes.push(
-    `Flat with size: the mock seeded as \`serve --orgs 0 --org X --api-key K --users N\`; "identify (new) then delete" and "identify then token redemption" are cycles per connection (a delete needs a user to delete, a redemption a fresh token). In-process and rule figures are tinybench medians, ${plan.rounds} interleaved rounds; the user a delete removes is identified before each measured call, outside the measure.`,
+    `Flat with size: the mock seeded as \`serve --orgs 0 --org X --api-key KEY --users N\`; "identify (new) then delete" and "identify then token redemption" are cycles per connection (a delete needs a user to delete, a redemption a fresh token). In-process and rule figures are tinybench medians, ${plan.rounds} interleaved rounds; the user a delete removes is identified before each measured call, outside the measure.`,
   )
 }
 
@@ -418,7 +419,7 @@ async function startUp() {
           '--org',
           'X',
           '--api-key',
-          'K',
+          benchKey,
           '--users',
           String(large),
         ],
@@ -543,7 +544,7 @@ async function stateFile() {
   const inMemory = await startMockServer(sizedOptions(small))
   try {
     const target = (url: string) => ({
-      ...identifyUpdates(url, 'K', 'X', 'bench-user'),
+      ...identifyUpdates(url, benchKey, 'X', 'bench-user'),
       duration: plan.seconds,
     })
     const samples = await interleave(plan.rounds, {
@@ -590,7 +591,7 @@ async function stateFile() {
   say(`   a state past ${mb(target)}: written, killed, loaded, reset…`)
   const big = {
     seededOrganisations: 0,
-    organisations: [{ orgId: 'big', apiKeys: ['K'], users: 0 }],
+    organisations: [{ orgId: 'big', apiKeys: [benchKey], users: 0 }],
     stateFile: path,
     maxStateBytes: 2 ** 31,
     maxUserGroupsPerOrganisation: 10_000_000,
@@ -602,7 +603,7 @@ async function stateFile() {
     heapUsed: (await server.memory()).heapUsed,
   })
   const atStart = await rssThenHeap(first)
-  const calls = await growState(first.url, 'K', 'big', target)
+  const calls = await growState(first.url, benchKey, 'big', target)
   // The state is read while another client asks for the health: answered meanwhile?
   const reading = stateBytes(first.url)
   await new Promise((resolve) => setTimeout(resolve, 100))
@@ -670,7 +671,7 @@ async function stateFile() {
         ? await startBareServer('{}')
         : await startMockServer({
             seededOrganisations: 0,
-            organisations: [{ orgId: 'flood', apiKeys: ['K'], users: 0 }],
+            organisations: [{ orgId: 'flood', apiKeys: [benchKey], users: 0 }],
           })
     const before = await server.memory({ collect: false })
     const clients = await slowBodyFlood(server.url, apiKey, flood)
@@ -682,7 +683,7 @@ async function stateFile() {
     return { growth: peakRss - before.rss, before: before.rss, peakRss, cutOff }
   }
   const strangers = await floodGrowth('not-a-key')
-  const keyed = await floodGrowth('K')
+  const keyed = await floodGrowth(benchKey)
   const bare = await floodGrowth('bare')
   const allowed = maxBodiesBytes + strangers.growth
   figures.push({

@@ -9,7 +9,7 @@
  * one more call has swept them.
  */
 import { fileURLToPath } from 'node:url'
-import { identifyUpdates, load } from './lib/http-load.ts'
+import { benchKey, identifyUpdates, load } from './lib/http-load.ts'
 import { type Memory, type MockServer, send, startMockServer } from './lib/processes.ts'
 import { mb } from './lib/report.ts'
 import { sustainedIdentify } from './lib/sustained.ts'
@@ -28,11 +28,11 @@ const tokenTtlSeconds = 5
 export async function soak(calls: number): Promise<SoakResult> {
   const server = await startMockServer({
     seededOrganisations: 0,
-    organisations: [{ orgId: 'X', apiKeys: ['K'], users: 1000 }],
+    organisations: [{ orgId: 'X', apiKeys: [benchKey], users: 1000 }],
     tokenTtlSeconds,
   })
   try {
-    const target = identifyUpdates(server.url, 'K', 'X', 'soak-user')
+    const target = identifyUpdates(server.url, benchKey, 'X', 'soak-user')
     await load({ ...target, amount: 20_000 })
     const start = await settledMemory(server, target)
     const started = performance.now()

@@ -9,15 +9,15 @@ import { createRuleContext, type RuleContext } from '../../src/rules/context.ts'
 import { deleteUser } from '../../src/rules/delete-user.ts'
 import { identifyUser } from '../../src/rules/identify.ts'
 import { mintSignInToken, redeemSignInToken } from '../../src/rules/sign-in-tokens.ts'
-import { identifyBody, jsonHeaders } from './http-load.ts'
+import { benchKey, identifyBody, jsonHeaders } from './http-load.ts'
 import { medianLatencyMs } from './micro.ts'
 import { interleave, median } from './stats.ts'
 
 const orgId = 'X'
-const apiKey = 'K'
+const apiKey = benchKey
 const origin = 'http://api.bench.test'
 
-/** The mock as `serve --orgs 0 --org X --api-key K --users N` seeds it, for `createMockApi`. */
+/** The mock as `serve --orgs 0 --org X --api-key KEY --users N` seeds it, for `createMockApi`. */
 export function sizedOptions(users: number) {
   return { seededOrganisations: 0, organisations: [{ orgId, apiKeys: [apiKey], users }] }
 }

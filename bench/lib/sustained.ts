@@ -1,4 +1,4 @@
-import { identifyUpdates, load } from './http-load.ts'
+import { benchKey, identifyUpdates, load } from './http-load.ts'
 import { type Memory, send, startMockServer } from './processes.ts'
 
 export interface SustainedResult {
@@ -27,10 +27,10 @@ export async function sustainedIdentify(
 ): Promise<SustainedResult> {
   const server = await startMockServer({
     seededOrganisations: 0,
-    organisations: [{ orgId: 'X', apiKeys: ['K'], users: 1000 }],
+    organisations: [{ orgId: 'X', apiKeys: [benchKey], users: 1000 }],
   })
   try {
-    const target = identifyUpdates(server.url, 'K', 'X', 'sustained-user')
+    const target = identifyUpdates(server.url, benchKey, 'X', 'sustained-user')
     // Warmed up first, so that the first window measures the server and not its compiler.
     await load({ ...target, amount: 5_000 })
     const windows: number[] = []
