@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, openSync } from 'node:fs'
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { profileFieldNames } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/errors.ts'
@@ -51,6 +51,11 @@ export class StateFile {
     if (openHere.has(path)) throw new StateFileError(`${path} is already open in this process`)
     let db: DatabaseSync | undefined
     try {
+      // Nothing but a regular file is opened: a pipe would block the open, and a device (such as
+      // /dev/null) would read as an empty database and have its mode set below.
+      if (statSync(path, { throwIfNoEntry: false })?.isFile() === false) {
+        throw new StateFileError(`${path} is not a file`)
+      }
       // Created here, so that it is private from its first byte; an existing one is made so below.
       closeSync(openSync(path, 'a', privateMode))
       db = new sqlite.DatabaseSync(path, { timeout: 0 })
@@ -175,7 +180,7 @@ function keyOf(name: CollectionName, record: object): string {
 /** `error`, as the {@link StateFileError} of a file at `path` that cannot be used, in one line. */
 function asStateFileError(path: string, error: unknown): StateFileError {
   if (error instanceof StateFileError) return error
-  const { code, errcode } = error as { code?: string; errcode?: number }
+  const { errcode } = error as { errcode?: number }
   if (errcode === sqliteBusy) {
     return new StateFileError(
       `${path} is in use by another server (it holds its lock): stop it, or choose another --state-file`,
@@ -187,7 +192,6 @@ function asStateFileError(path: string, error: unknown): StateFileError {
       `${path} is not a state database (a JSON-lines state file of version 0.1 is not read any more): start with a new file (another --state-file path); it was left as it is`,
     )
   }
-  if (code === 'EISDIR') return new StateFileError(`${path} is not a file`)
   return new StateFileError(`cannot use ${path} as a state file: ${fileErrorInWords(path, error)}`)
 }
 

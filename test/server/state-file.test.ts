@@ -97,6 +97,16 @@ describe('the state file', () => {
     expect(modeOf(path)).toBe(mode)
   })
 
+  it('refuses what is not a regular file before opening it, and leaves its mode as it was', async () => {
+    // A named pipe, as a device such as /dev/null would be: opening it would block (or, for a
+    // device, be taken as an empty database and have its mode set to 0600).
+    const pipe = join(dir, 'pipe')
+    await run('mkfifo', ['-m', '644', pipe])
+    expect(() => StateFile.open(pipe)).toThrow(new StateFileError(`${pipe} is not a file`))
+    expect(modeOf(pipe)).toBe('644')
+    expect(() => StateFile.open(dir)).toThrow(new StateFileError(`${dir} is not a file`))
+  })
+
   it('refuses a record that does not fit its schema, naming the collection', () => {
     const file = StateFile.open(path)
     file.replace(seeded())
