@@ -46,7 +46,7 @@ export function profileOf<R extends { [F in ProfileField]: unknown }>(
 export function profileOrNull(fields: Partial<ProfileFields>): {
   [F in ProfileField]: ProfileFields[F] | null
 } {
-  const profile = {} as { [F in ProfileField]: ProfileFields[F] | null }
-  for (const field of profileFieldNames) Object.assign(profile, { [field]: fields[field] ?? null })
-  return profile
+  const profile: Partial<Record<ProfileField, unknown>> = {}
+  for (const field of profileFieldNames) profile[field] = fields[field] ?? null
+  return profile as { [F in ProfileField]: ProfileFields[F] | null }
 }

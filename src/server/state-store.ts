@@ -91,7 +91,10 @@ function applyOrganisations(
  * so a `userId` or `certificateId` the state already holds is replaced by a fresh one.
  */
 function addOrganisation(state: MockState, seeded: MockState, orgId: string): void {
-  const taken = new Set([...state.users, ...state.certificates].map(idOf))
+  const taken = new Set([
+    ...state.users.map((u) => u.userId),
+    ...state.certificates.map((c) => c.certificateId),
+  ])
   const fresh = new Map<string, string>()
   const own = (id: string, make: () => string) => {
     if (!taken.has(id)) return id
@@ -110,9 +113,6 @@ function addOrganisation(state: MockState, seeded: MockState, orgId: string): vo
     }
   }
 }
-
-const idOf = (record: { userId: string } | { certificateId: string }) =>
-  'certificateId' in record ? record.certificateId : record.userId
 
 /**
  * The credentials that open `state`: of the keys the server was given (seeded or on the command
