@@ -665,14 +665,16 @@ async function stateFile() {
   // The same flood with a wrong key (each refused before its body is read) measures what the
   // connections cost on their own, side by side: what the bodies add is the difference.
   // And a bare node:http server that reads every body as it comes: what Node itself costs.
-  const floodGrowth = async (apiKey: string | 'bare') => {
-    const server =
-      apiKey === 'bare'
-        ? await startBareServer('{}')
-        : await startMockServer({
-            seededOrganisations: 0,
-            organisations: [{ orgId: 'flood', apiKeys: [benchKey], users: 0 }],
-          })
+  const floodMock = () =>
+    startMockServer({
+      seededOrganisations: 0,
+      organisations: [{ orgId: 'flood', apiKeys: [benchKey], users: 0 }],
+    })
+  const floodGrowth = async (
+    start: () => Promise<Pick<MockServer, 'url' | 'memory' | 'stop'>>,
+    apiKey: string,
+  ) => {
+    const server = await start()
     const before = await server.memory({ collect: false })
     const clients = await slowBodyFlood(server.url, apiKey, flood)
     await new Promise((resolve) => setTimeout(resolve, 1500))
@@ -682,9 +684,9 @@ async function stateFile() {
     await server.stop()
     return { growth: peakRss - before.rss, before: before.rss, peakRss, cutOff }
   }
-  const strangers = await floodGrowth('not-a-key')
-  const keyed = await floodGrowth(benchKey)
-  const bare = await floodGrowth('bare')
+  const strangers = await floodGrowth(floodMock, 'not-a-key')
+  const keyed = await floodGrowth(floodMock, benchKey)
+  const bare = await floodGrowth(() => startBareServer('{}'), benchKey)
   const allowed = maxBodiesBytes + strangers.growth
   figures.push({
     goal: 7,

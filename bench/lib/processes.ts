@@ -58,12 +58,12 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
  */
 export async function startBareServer(
   body: string,
-): Promise<{ url: string; memory(): Memory; stop(): Promise<void> }> {
+): Promise<{ url: string; memory(): Promise<Memory>; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [bareServerPath, body], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   const { url } = await firstJsonLine<{ url: string }>(child)
-  const memory = () => {
+  const memory = async () => {
     const status = child.pid ? processStatus(child.pid) : {}
     const rss = status.VmRSS ?? Number.NaN
     return { heapUsed: Number.NaN, rss, peakRss: status.VmHWM ?? rss }
