@@ -2,7 +2,7 @@ import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bundleInspectorScript } from '../../src/inspector/bundle.ts'
@@ -184,6 +184,15 @@ describe('the packed package in a consumer project', () => {
       ),
     ).toEqual([])
     expect(files.some((f) => /\.test\.|\/test\/|\.ts$/.test(f.replace(/\.d\.ts$/, '')))).toBe(false)
+    // Every shared chunk is imported by an entry or another chunk: none is left from an earlier build.
+    const installed = join(projects['26'] ?? '', 'node_modules', 'identify-api-mock')
+    const code = files
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(installed, f.replace(/^package\//, '')), 'utf8'))
+      .join('\n')
+    const chunks = files.filter((f) => f.startsWith('package/dist/chunks/'))
+    expect(chunks.length).toBeGreaterThan(0)
+    expect(chunks.filter((f) => !code.includes(`/${basename(f)}"`))).toEqual([])
   })
 
   it('passes publint', async () => {
