@@ -262,6 +262,11 @@ function writeResponse(
   if ('chunks' in response) {
     // A body written as it is made (`GET /__mock/state`): chunked, at the pace the client reads.
     res.writeHead(response.status, { ...response.headers, ...(close && { connection: 'close' }) })
+    // A HEAD's answer has no body: not one piece of it is made.
+    if (res.req.method === 'HEAD') {
+      res.end()
+      return
+    }
     pipeline(Readable.from(response.chunks as AsyncIterable<string>), res).catch(() =>
       res.destroy(),
     )

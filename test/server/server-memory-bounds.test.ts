@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { openConnection, type RawConnection, sleep, writeAll } from '../support/raw-socket.ts'
 
@@ -133,4 +133,26 @@ describe('GET /__mock/state', () => {
     )
     await closeAll()
   }, 30_000)
+
+  it('makes none of its pieces for a HEAD', async () => {
+    let made = 0
+    const stateJson = vi.spyOn(server.core, 'stateJson').mockImplementation(async () =>
+      (async function* () {
+        made++
+        yield '{}'
+      })(),
+    )
+    try {
+      const head = await fetch(`${server.url}/__mock/state`, { method: 'HEAD' })
+      expect(head.status).toBe(200)
+      expect(head.headers.get('content-type')).toBe('application/json')
+      expect(await head.text()).toBe('')
+      expect(made).toBe(0)
+      const get = await fetch(`${server.url}/__mock/state`)
+      expect(await get.text()).toBe('{}')
+      expect(made).toBe(1)
+    } finally {
+      stateJson.mockRestore()
+    }
+  })
 })
