@@ -117,6 +117,16 @@ describe('the state file', () => {
     )
   })
 
+  it('loads a user written before a profile field was added, with that field null', () => {
+    const file = StateFile.open(path)
+    file.replace(seeded())
+    const { ageBracket: _, ...older } = buildUser({ id: 'older', ageBracket: '25-34' })
+    file.commit([put(older)])
+    file.close()
+    const user = readBack().users.find((u) => u.id === 'older')
+    expect(user).toEqual({ ...older, ageBracket: null })
+  })
+
   it('keeps the file and its log readable by their owner only', () => {
     writeFileSync(path, '', { mode: 0o644 })
     const file = StateFile.open(path)
