@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
-import { profileFieldNames } from '../api/profile-fields.ts'
+import { profileOrNull } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/errors.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import type { MockState, PendingChanges } from '../model/database.ts'
@@ -218,8 +218,5 @@ function loadSqlite(): typeof import('node:sqlite') {
  * was added to the profile (`src/api/profile-fields.ts`) still loads.
  */
 function addMissingProfileFields(user: unknown): void {
-  if (typeof user !== 'object' || user === null) return
-  for (const field of profileFieldNames) {
-    if (!Object.hasOwn(user, field)) Object.assign(user, { [field]: null })
-  }
+  if (typeof user === 'object' && user !== null) Object.assign(user, profileOrNull(user))
 }
