@@ -1,71 +1,34 @@
 import { z } from 'zod'
-import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
-import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { InvalidInput, type WireResponse } from '../base/errors.ts'
 import { RingBuffer } from '../base/ring-buffer.ts'
-import { hashSecret } from '../base/secrets.ts'
-import { sleep } from '../base/time.ts'
-import { pathnameOf, type WireRequest } from '../base/wire.ts'
-import {
-  type Collections,
-  Database,
-  type MockState,
-  type PendingChanges,
-} from '../model/database.ts'
+import type { WireRequest } from '../base/wire.ts'
+import { type Collections, Database, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
-import { organisationSlice } from '../model/declared-data.ts'
 import { orgKey } from '../model/indexes.ts'
 import {
   type MockApiOptions,
   type ResolvedMockApiOptions,
   resolveOptions,
 } from '../options/mock-api-options.ts'
-import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
-import {
-  generateApiKey,
-  generateOrganisationId,
-  parseInput,
-  putUser,
-  startOfOrganisation,
-} from '../rules/organisations.ts'
+import { parseInput } from '../rules/organisations.ts'
 import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts'
-import { formatTimestamp } from '../rules/timestamps.ts'
-import { answerWebView } from '../web-view/answer.ts'
 import { type WebhookControls, Webhooks, type WebhookTransport } from '../webhooks/delivery.ts'
 import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts'
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
+import { answerUnread, type DispatchDeps, dispatch, type ScopedEntry } from './dispatch.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
-import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
-import {
-  type CallOf,
-  type CallRequest,
-  type CallScope,
-  callsIn,
-  type JournalEntry,
-  targetOf,
-} from './journal.ts'
-import { redactCall, redactPath } from './redact-secrets.ts'
-import { type ApiRoute, matchApiRoute } from './routes.ts'
-import { siteRowOf } from './site.ts'
+import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
+import { statePieces } from './state-pieces.ts'
+import { type OrganisationControls, TenantControls } from './tenant-controls.ts'
+import { type StateStore, Transactions } from './transactions.ts'
 
-/**
- * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
- * Each method runs inside the operation it serves, before that operation's answer is released.
- */
-export interface StateStore {
-  /**
-   * The records and credentials to start from, given the seeded ones and the organisations the
-   * options add (to apply on top of records kept from before).
-   */
-  open(seeded: Dataset, organisations: ResolvedMockApiOptions['organisations']): Dataset
-  /**
-   * Makes one operation's changes durable, all or none, or throws: the operation then answers
-   * 500 and its changes are taken back in memory too.
-   */
-  commit(writes: PendingChanges['writes']): void
-  /** Replaces every stored record with `state`: after a reset. */
-  replace(state: MockState): void
-}
+export type {
+  CreatedOrganisation,
+  OrganisationControls,
+  PutUserResult,
+} from './tenant-controls.ts'
+export type { StateStore } from './transactions.ts'
 
 /**
  * The mock without a transport: its state, its controls, and `dispatch`, which answers a
@@ -109,15 +72,13 @@ export class MockCore {
    */
   readonly organisations: OrganisationControls
   readonly #webhooks: Webhooks
-  readonly #seed: Seed
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
   /** The journal, each entry with the organisation its call names (none when it names none). */
   readonly #journal: RingBuffer<ScopedEntry>
-  readonly #store: StateStore | undefined
-  #credentials: Credentials[]
-  #ctx: RuleContext
-  #tail: Promise<unknown> = Promise.resolve()
+  readonly #transactions: Transactions
+  readonly #tenants: TenantControls
+  readonly #dispatch: DispatchDeps
 
   /**
    * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
@@ -132,7 +93,6 @@ export class MockCore {
   ) {
     this.options = resolveOptions(options)
     const o = this.options
-    this.#seed = seed
     this.#dataset = seed(o)
     if (this.#dataset.state.organisations.length > o.maxOrganisations) {
       throw new InvalidInput(
@@ -140,19 +100,24 @@ export class MockCore {
       )
     }
     this.#journal = new RingBuffer<ScopedEntry>(o.journalSize)
-    this.#ctx = createRuleContext(o, new Database())
+    const transactions = new Transactions(
+      createRuleContext(o, new Database()),
+      o.maxStateBytes,
+      store,
+    )
+    this.#transactions = transactions
     this.#webhooks = new Webhooks({
       endpoints: o.webhooks,
       retrySchedule: o.webhookRetrySchedule,
       timeoutMs: o.webhookTimeoutMs,
-      now: this.#ctx.now,
+      now: transactions.ctx.now,
       transport,
     })
     this.webhooks = this.#webhooks
     this.events = {
       raise: (input) =>
-        this.#exclusive(async () => {
-          const { db, now } = this.#ctx
+        transactions.exclusive(async () => {
+          const { db, now } = transactions.ctx
           const event = buildWebhookEvent(
             {
               now,
@@ -165,27 +130,42 @@ export class MockCore {
           return event
         }),
     }
-    this.organisations = {
-      create: (input) => this.#createOrganisation(input),
-      remove: (orgId) => this.#removeOrganisation(orgId),
-      putUser: (orgId, id, user) => this.#putUser(orgId, id, user),
-    }
-    this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
-    this.#credentials = start.credentials
+    this.#tenants = new TenantControls({
+      transactions,
+      options: o,
+      seed,
+      dataset: this.#dataset,
+      credentials: start.credentials,
+      forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
+    })
+    this.organisations = {
+      create: (input) => this.#tenants.create(input),
+      remove: (orgId) => this.#tenants.remove(orgId),
+      putUser: (orgId, id, user) => this.#tenants.putUser(orgId, id, user),
+    }
+    this.#dispatch = {
+      transactions,
+      faults: this.#faults,
+      journal: this.#journal,
+      options: o,
+      hasOrganisation: (orgId) => this.#tenants.has(orgId),
+    }
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
-    this.ready = this.#exclusive(this.#load.bind(this, start.state, start.credentials))
+    this.ready = transactions.exclusive(
+      transactions.load.bind(transactions, start.state, start.credentials),
+    )
   }
 
   /** The JSON size of every record kept, in characters: what `maxStateBytes` bounds. */
   get stateBytes(): number {
-    return this.#ctx.db.bytes
+    return this.#transactions.ctx.db.bytes
   }
 
   /** The organisations and API keys a client can use, keys in clear. */
   get credentials(): Credentials[] {
-    return this.#credentials
+    return this.#tenants.credentials
   }
 
   /**
@@ -193,7 +173,7 @@ export class MockCore {
    * `create`. A reset replaces them: read `db` again afterwards rather than keeping a collection.
    */
   get db(): Collections {
-    return this.#ctx.db.collections
+    return this.#transactions.ctx.db.collections
   }
 
   /**
@@ -201,31 +181,7 @@ export class MockCore {
    * `Request` (read as the MSW handlers read it). Never throws: every failure is an error response.
    */
   async dispatch(input: WireRequest | Request): Promise<WireResponse> {
-    const started = performance.now()
-    const request = isFetchRequest(input) ? await toWireRequest(input) : input
-    const { response, delayMs, call, path, orgId } = await this.#exclusive(async () => {
-      const answer = await this.#answer(request)
-      try {
-        await this.#settle()
-        return answer
-      } catch (error) {
-        return { ...answer, response: toErrorResponse(error) }
-      }
-    })
-    const delay = delayMs + this.options.delayMs
-    if (delay > 0) await sleep(delay)
-    this.#journal.add({
-      entry: {
-        time: formatTimestamp(this.#ctx.now()),
-        method: request.method,
-        path,
-        status: response.status,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        ...call,
-      },
-      orgId,
-    })
-    return response
+    return dispatch(this.#dispatch, input)
   }
 
   /**
@@ -233,15 +189,7 @@ export class MockCore {
    * 401 never costs the server a body); `undefined` when the request needs its body to be answered.
    */
   async answerUnread(request: WireRequest): Promise<WireResponse | undefined> {
-    const pathname = pathnameOf(request.target)
-    if (siteRowOf(pathname).part !== 'api') return undefined
-    try {
-      matchApiRoute(request.method, pathname)
-      authenticate(this.#ctx, request.headers.get('authorization'))
-      return undefined
-    } catch {
-      return this.dispatch({ ...request, body: null })
-    }
+    return answerUnread(this.#dispatch, request)
   }
 
   /**
@@ -255,13 +203,14 @@ export class MockCore {
    */
   async reset(scope: { orgId?: string } = {}): Promise<void> {
     const { orgId } = parseInput(resetScopeSchema, scope)
-    if (orgId !== undefined) return this.#resetOrganisation(orgId)
+    if (orgId !== undefined) return this.#tenants.reset(orgId)
     this.#webhooks.reset()
-    await this.#exclusive(async () => {
+    const transactions = this.#transactions
+    await transactions.exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
-      this.#store?.replace(this.#dataset.state)
-      await this.#load(this.#dataset.state, this.#dataset.credentials)
-      this.#credentials = this.#dataset.credentials
+      transactions.store?.replace(this.#dataset.state)
+      await transactions.load(this.#dataset.state, this.#dataset.credentials)
+      this.#tenants.credentials = this.#dataset.credentials
     })
     this.#faults.clear()
     this.#journal.clear()
@@ -274,7 +223,7 @@ export class MockCore {
    * organisation the mock does not have.
    */
   failNext(operation: Operation, fault: FaultOptions): void {
-    this.#faults.add({ ...fault, operation }, (orgId) => this.#hasOrganisation(orgId))
+    this.#faults.add({ ...fault, operation }, (orgId) => this.#tenants.has(orgId))
   }
 
   /**
@@ -297,23 +246,12 @@ export class MockCore {
    * const count = await core.transact((ctx) => ctx.db.users.size)
    */
   async transact<T>(task: (ctx: RuleContext) => T | Promise<T>): Promise<T> {
-    return this.#exclusive(async () => {
-      let result: T
-      try {
-        result = await task(this.#ctx)
-      } catch (error) {
-        // A task that fails changes nothing, like a refused call.
-        await this.#ctx.db.undo()
-        throw error
-      }
-      await this.#settle()
-      return result
-    })
+    return this.#transactions.transact(task)
   }
 
   /** A plain copy of every record, one array per collection. */
   async state(): Promise<MockState> {
-    return this.#exclusive(async () => this.#ctx.db.snapshot())
+    return this.#transactions.exclusive(async () => this.#transactions.ctx.db.snapshot())
   }
 
   /**
@@ -323,8 +261,10 @@ export class MockCore {
    * may show that change.
    */
   async stateJson(): Promise<AsyncIterable<string>> {
-    const records = await this.#exclusive(async () => this.#ctx.db.records())
-    return piecesOf(records)
+    const records = await this.#transactions.exclusive(async () =>
+      this.#transactions.ctx.db.records(),
+    )
+    return statePieces(records)
   }
 
   /** The journal of requests, oldest first; with an `orgId`, only the calls naming it. */
@@ -349,75 +289,12 @@ export class MockCore {
 
   /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */
   async redeemToken(orgId: string, token: string): Promise<RedeemResult> {
-    return this.#exclusive(async () => {
-      const result = redeemSignInToken(this.#ctx, orgId, token)
-      await this.#settle()
+    const transactions = this.#transactions
+    return transactions.exclusive(async () => {
+      const result = redeemSignInToken(transactions.ctx, orgId, token)
+      await transactions.settle()
       return result
     })
-  }
-
-  #hasOrganisation(orgId: string): boolean {
-    return this.#ctx.db.organisations.get(orgId) !== undefined
-  }
-
-  async #createOrganisation(input: OrganisationInput = {}): Promise<CreatedOrganisation> {
-    const parsed = parseInput(organisationInputSchema, input)
-    const created = await this.transact(async () => {
-      const { db } = this.#ctx
-      const orgId = parsed.orgId ?? generateOrganisationId()
-      if (this.#hasOrganisation(orgId)) throw new ApiError('conflict')
-      const max = this.options.maxOrganisations
-      if (db.organisations.size >= max) {
-        throw new InvalidInput(
-          `Invalid request parameters: the mock holds ${max} organisations, its limit (maxOrganisations, --max-orgs)`,
-        )
-      }
-      const apiKey = generateApiKey()
-      const fixtures = (users: number) =>
-        this.#seed({
-          ...this.options,
-          seededOrganisations: 0,
-          organisations: [{ orgId, apiKeys: [apiKey], users }],
-          data: undefined,
-        }).state
-      const start = startOfOrganisation(this.#ctx, orgId, parsed, apiKey, fixtures)
-      if (db.collections.users.count() + start.users.length > this.options.maxUsers) {
-        throw new InvalidInput(
-          `Invalid request parameters: the mock would hold more than ${this.options.maxUsers} users, its limit (maxUsers, --max-users)`,
-        )
-      }
-      await db.add(start)
-      await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
-      return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
-    })
-    const { orgId, apiKey, name } = created
-    this.#credentials = [...this.#credentials, { orgId, name, apiKeys: [apiKey] }]
-    return { orgId, apiKey }
-  }
-
-  async #removeOrganisation(orgId: string): Promise<void> {
-    await this.transact(async () => {
-      if (!this.#hasOrganisation(orgId)) throw new ApiError('notFound')
-      this.#ctx.db.removeOrganisation(orgId)
-    })
-    this.#credentials = this.#credentials.filter((c) => c.orgId !== orgId)
-    this.#forgetCallsOf(orgId)
-  }
-
-  async #resetOrganisation(orgId: string): Promise<void> {
-    await this.transact(async () => {
-      const { db } = this.#ctx
-      if (!this.#hasOrganisation(orgId)) throw new ApiError('notFound')
-      const created = db.organisationStarts.get(orgId)
-      const start: MockState = created
-        ? JSON.parse(created.records)
-        : organisationSlice(this.#dataset.state, orgId)
-      const startRecord = created && { orgId, records: created.records }
-      db.removeOrganisation(orgId)
-      await db.add(start)
-      if (startRecord) await db.collections.organisationStarts.create(startRecord)
-    })
-    this.#forgetCallsOf(orgId)
   }
 
   /** Clears the journal entries, queued faults and webhook deliveries of organisation `orgId`. */
@@ -426,158 +303,6 @@ export class MockCore {
     this.#journal.removeWhere((entry) => entry.orgId === orgId)
     this.#webhooks.forgetOrganisation(orgId)
   }
-
-  async #putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
-    return this.transact(async () => ({ created: await putUser(this.#ctx, orgId, id, user) }))
-  }
-
-  /**
-   * Replaces the records with `state`, each validated by `@msw/data` with its schema. The keys of
-   * `credentials` are held in clear: the journal's redaction learns them.
-   */
-  async #load(state: MockState, credentials: readonly Credentials[]): Promise<void> {
-    const db = new Database()
-    await db.load(state)
-    for (const key of credentials.flatMap((c) => c.apiKeys)) {
-      db.secretFingerprints.add(key, hashSecret(key))
-    }
-    this.#ctx = { ...this.#ctx, db }
-  }
-
-  /**
-   * Keeps the changes of the operation just run, written to the store if any; or, when they would
-   * pass `maxStateBytes` or the store cannot write them, takes them back and throws (a 500).
-   */
-  async #settle(): Promise<void> {
-    const { db } = this.#ctx
-    const pending = db.pending()
-    if (pending.writes.length === 0) return
-    try {
-      const limit = this.options.maxStateBytes
-      if (pending.bytes > limit && pending.bytes > db.bytes) {
-        this.#ctx.warn(
-          `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
-        )
-        throw new ApiError('internal')
-      }
-      this.#store?.commit(pending.writes)
-    } catch (error) {
-      await db.undo()
-      throw error
-    }
-    db.accept(pending)
-  }
-
-  /**
-   * Runs `task` after every task queued before it has finished. Identify awaits `@msw/data`'s
-   * async `create`; serialising the operations keeps each one atomic (two identify calls for one
-   * new id create one user) without a lock per record.
-   */
-  #exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#tail.then(task)
-    this.#tail = run.catch(() => undefined)
-    return run
-  }
-
-  async #answer(request: WireRequest): Promise<{
-    response: WireResponse
-    delayMs: number
-    call?: CallRequest
-    path: string
-    orgId?: string | undefined
-  }> {
-    const pathname = pathnameOf(request.target)
-    let delayMs = 0
-    let started: RouteCall | undefined
-    let response: WireResponse
-    let answered = false
-    try {
-      if (siteRowOf(pathname).part === 'webView') {
-        response = await answerWebView(this.#ctx, request, this.options.webViewMessages)
-        // The organisation a web view names is kept only when it is one: never a secret.
-        const named = new URL(request.target, 'http://webview.invalid').searchParams.get('orgId')
-        const orgId = named !== null && this.#hasOrganisation(named) ? named : undefined
-        return { response, delayMs, path: pathname, orgId }
-      }
-      const { route, params } = matchApiRoute(request.method, pathname)
-      started = route.begin(request, params)
-      const orgId = authenticate(this.#ctx, request.headers.get('authorization'))
-      const fault = this.#faults.take(route.operation, targetOf(started.call as CallRequest))
-      if (fault) {
-        delayMs = fault.delayMs
-        throw new ApiError(fault.code)
-      }
-      response = await started.answer(this.#ctx, orgId)
-      answered = true
-    } catch (error) {
-      response = toErrorResponse(error)
-    }
-    // The journal never holds a secret, whatever the answer: not in the request, not in the path.
-    if (!started) return { response, delayMs, path: redactPath(this.#ctx, pathname) }
-    const call = redactCall(this.#ctx, started.call, answered)
-    const path = call === started.call ? pathname : redactPath(this.#ctx, pathname)
-    const { orgId } = targetOf(call)
-    return { response: started.withHeaders(response), delayMs, call, path, orgId }
-  }
-}
-
-/** The JSON of `state`, in pieces of about 64 KiB; the event loop turns between them. */
-async function* piecesOf(state: MockState): AsyncGenerator<string> {
-  let piece = ''
-  for (const [index, [name, records]] of Object.entries(state).entries()) {
-    piece += `${index === 0 ? '{' : ','}${JSON.stringify(name)}:[`
-    for (const [i, record] of (records as object[]).entries()) {
-      piece += (i === 0 ? '' : ',') + JSON.stringify(record)
-      if (piece.length >= 65_536) {
-        yield piece
-        piece = ''
-        await new Promise((resolve) => setTimeout(resolve, 0))
-      }
-    }
-    piece += ']'
-  }
-  yield `${piece}}`
-}
-
-/** A call of any API route under way. */
-type RouteCall = ReturnType<ApiRoute['begin']>
-
-/** A journal entry with the organisation its call names. */
-interface ScopedEntry {
-  entry: JournalEntry
-  orgId: string | undefined
 }
 
 const resetScopeSchema = z.strictObject({ orgId: z.string().min(1).max(1024).optional() })
-
-/** An organisation created at run time: its id, and its API key in clear. */
-export interface CreatedOrganisation {
-  orgId: string
-  apiKey: string
-}
-
-/** A user put in an exact state: whether it was created (or replaced). */
-export interface PutUserResult {
-  created: boolean
-}
-
-/** The controls of {@link MockCore.organisations}. */
-export interface OrganisationControls {
-  /**
-   * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
-   * paths and users); resolves to its id and key. Rejects with the API's 409 `Conflict` for an
-   * `orgId` the mock has, and a `TypeError` for invalid input or past `maxOrganisations`.
-   */
-  create(input?: OrganisationInput): Promise<CreatedOrganisation>
-  /**
-   * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
-   * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
-   */
-  remove(orgId: string): Promise<void>
-  /**
-   * Creates or replaces user `id` of `orgId` in the exact state `user` declares (a data-file user
-   * without `orgId` and `id`). Rejects with 404 `Not found` for an unknown organisation, and a
-   * `TypeError` for invalid input.
-   */
-  putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
-}

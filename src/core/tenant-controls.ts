@@ -1,0 +1,153 @@
+import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
+import { ApiError, InvalidInput } from '../base/errors.ts'
+import type { MockState } from '../model/database.ts'
+import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
+import { organisationSlice } from '../model/declared-data.ts'
+import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
+import {
+  generateApiKey,
+  generateOrganisationId,
+  parseInput,
+  putUser,
+  startOfOrganisation,
+} from '../rules/organisations.ts'
+import type { Transactions } from './transactions.ts'
+
+/** An organisation created at run time: its id, and its API key in clear. */
+export interface CreatedOrganisation {
+  orgId: string
+  apiKey: string
+}
+
+/** A user put in an exact state: whether it was created (or replaced). */
+export interface PutUserResult {
+  created: boolean
+}
+
+/** The controls of `MockCore.organisations`. */
+export interface OrganisationControls {
+  /**
+   * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
+   * paths and users); resolves to its id and key. Rejects with the API's 409 `Conflict` for an
+   * `orgId` the mock has, and a `TypeError` for invalid input or past `maxOrganisations`.
+   */
+  create(input?: OrganisationInput): Promise<CreatedOrganisation>
+  /**
+   * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
+   * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
+   */
+  remove(orgId: string): Promise<void>
+  /**
+   * Creates or replaces user `id` of `orgId` in the exact state `user` declares (a data-file user
+   * without `orgId` and `id`). Rejects with 404 `Not found` for an unknown organisation, and a
+   * `TypeError` for invalid input.
+   */
+  putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
+}
+
+/** What the tenant controls work over: the records, where the mock started, and its calls. */
+export interface TenantDeps {
+  transactions: Transactions
+  options: ResolvedMockApiOptions
+  seed: Seed
+  dataset: Dataset
+  /** The organisations and keys to start from (the store's, when it kept some). */
+  credentials: Credentials[]
+  /** Forgets the journal entries, queued faults and deliveries of an organisation. */
+  forgetCallsOf(orgId: string): void
+}
+
+/**
+ * Organisations created, removed and reset at run time (a tenant per test worker), and users put
+ * in exact states; with the credentials a client can use, kept up to date.
+ *
+ * @example
+ * const { orgId } = await tenants.create({ users: 2 })
+ * await tenants.reset(orgId)
+ */
+export class TenantControls implements OrganisationControls {
+  /** The organisations and API keys a client can use, keys in clear. */
+  credentials: Credentials[]
+  readonly #deps: TenantDeps
+
+  constructor(deps: TenantDeps) {
+    this.#deps = deps
+    this.credentials = deps.credentials
+  }
+
+  /** Whether the mock has organisation `orgId`. */
+  has(orgId: string): boolean {
+    return this.#deps.transactions.ctx.db.organisations.get(orgId) !== undefined
+  }
+
+  async create(input: OrganisationInput = {}): Promise<CreatedOrganisation> {
+    const { transactions, options, seed } = this.#deps
+    const parsed = parseInput(organisationInputSchema, input)
+    const created = await transactions.transact(async (ctx) => {
+      const { db } = ctx
+      const orgId = parsed.orgId ?? generateOrganisationId()
+      if (this.has(orgId)) throw new ApiError('conflict')
+      const max = options.maxOrganisations
+      if (db.organisations.size >= max) {
+        throw new InvalidInput(
+          `Invalid request parameters: the mock holds ${max} organisations, its limit (maxOrganisations, --max-orgs)`,
+        )
+      }
+      const apiKey = generateApiKey()
+      const fixtures = (users: number) =>
+        seed({
+          ...options,
+          seededOrganisations: 0,
+          organisations: [{ orgId, apiKeys: [apiKey], users }],
+          data: undefined,
+        }).state
+      const start = startOfOrganisation(ctx, orgId, parsed, apiKey, fixtures)
+      if (db.collections.users.count() + start.users.length > options.maxUsers) {
+        throw new InvalidInput(
+          `Invalid request parameters: the mock would hold more than ${options.maxUsers} users, its limit (maxUsers, --max-users)`,
+        )
+      }
+      await db.add(start)
+      await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
+      return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
+    })
+    const { orgId, apiKey, name } = created
+    this.credentials = [...this.credentials, { orgId, name, apiKeys: [apiKey] }]
+    return { orgId, apiKey }
+  }
+
+  async remove(orgId: string): Promise<void> {
+    await this.#deps.transactions.transact(async (ctx) => {
+      if (!this.has(orgId)) throw new ApiError('notFound')
+      ctx.db.removeOrganisation(orgId)
+    })
+    this.credentials = this.credentials.filter((c) => c.orgId !== orgId)
+    this.#deps.forgetCallsOf(orgId)
+  }
+
+  async putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
+    return this.#deps.transactions.transact(async (ctx) => ({
+      created: await putUser(ctx, orgId, id, user),
+    }))
+  }
+
+  /**
+   * Puts organisation `orgId` back where it started (the seed and the data file, or what it was
+   * created with) and forgets its calls; 404 `Not found` for one the mock does not have.
+   */
+  async reset(orgId: string): Promise<void> {
+    const { transactions, dataset } = this.#deps
+    await transactions.transact(async ({ db }) => {
+      if (!this.has(orgId)) throw new ApiError('notFound')
+      const created = db.organisationStarts.get(orgId)
+      const start: MockState = created
+        ? JSON.parse(created.records)
+        : organisationSlice(dataset.state, orgId)
+      const startRecord = created && { orgId, records: created.records }
+      db.removeOrganisation(orgId)
+      await db.add(start)
+      if (startRecord) await db.collections.organisationStarts.create(startRecord)
+    })
+    this.#deps.forgetCallsOf(orgId)
+  }
+}
