@@ -22,6 +22,50 @@ export interface WireRequest {
   bodyTooLarge?: boolean
 }
 
+/** A request's method, target and headers: what is known of it before its body is read. */
+export type RequestHead = Omit<WireRequest, 'body' | 'bodyTooLarge'>
+
+/** A request's body as its transport read it: {@link WireRequest}'s `body` and `bodyTooLarge`. */
+export type RequestBody = Pick<WireRequest, 'body' | 'bodyTooLarge'>
+
+/**
+ * A request as a transport hands it to the mock's one path before reading its body: the mock
+ * checks the route and the credentials first, then asks for the body only when the call may have
+ * one, so that a refused call never costs a body.
+ *
+ * @example
+ * const request: IncomingRequest = { method: 'DELETE', target: '/api/v1/users/org-1/u-1', headers, bodyAtHand: true, readBody: async () => ({ body: null }) }
+ */
+export interface IncomingRequest extends RequestHead {
+  /**
+   * Reads the body, at most {@link maxBodyBytes} of it (past that, `bodyTooLarge`), once.
+   * `undefined` when the client went away before it was sent: nothing is answered nor journaled.
+   * Rejects with an `ApiError` the transport answers instead (the server's 503 past its budget of
+   * bodies being read).
+   */
+  readBody(): Promise<RequestBody | undefined>
+  /**
+   * Whether the transport holds the body already (a Fetch `Request` in the same process), so that
+   * reading it costs nothing: a call refused before authentication then still journals what its
+   * body names. The standalone server's is `false`: its 401 never reads a body.
+   */
+  bodyAtHand: boolean
+}
+
+/**
+ * `request`, its body already read, as the mock's one path takes a request.
+ *
+ * @example incomingOf({ method: 'GET', target: '/webview', headers, body: null })
+ */
+export function incomingOf(request: WireRequest): IncomingRequest {
+  const { body, bodyTooLarge, ...head } = request
+  return {
+    ...head,
+    bodyAtHand: true,
+    readBody: async () => ({ body, ...(bodyTooLarge && { bodyTooLarge }) }),
+  }
+}
+
 const decoder = new TextDecoder('utf-8', { fatal: true })
 
 /**

@@ -94,5 +94,6 @@ export function apiRoute<
       }),
     }
   }
-  return { ...spec, begin }
+  // Whether the call reads a body at all: one refused, or of a route without one, never does.
+  return { ...spec, hasBody: spec.body !== undefined, begin }
 }

@@ -1,135 +1,210 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import type { RingBuffer } from '../base/ring-buffer.ts'
 import { sleep } from '../base/time.ts'
-import { pathnameOf, type WireRequest } from '../base/wire.ts'
+import { type IncomingRequest, pathnameOf, type RequestBody } from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { formatTimestamp } from '../rules/timestamps.ts'
 import { answerWebView } from '../web-view/answer.ts'
+import type { CallJournal, CallTicket } from './call-journal.ts'
 import type { FaultQueue } from './faults.ts'
-import { isFetchRequest, toWireRequest } from './fetch-adapter.ts'
 import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
 import type { Transactions } from './transactions.ts'
 
-/** A journal entry with the organisation its call names. */
-export interface ScopedEntry {
-  entry: JournalEntry
-  orgId: string | undefined
-}
-
 /** What answering a request works over. */
 export interface DispatchDeps {
   transactions: Transactions
   faults: FaultQueue
-  journal: RingBuffer<ScopedEntry>
+  journal: CallJournal
   options: ResolvedMockApiOptions
   hasOrganisation(orgId: string): boolean
 }
 
+/** What a request's turn in the queue decided: the answer, and what the journal keeps of it. */
+interface Outcome {
+  response: WireResponse
+  delayMs: number
+  path: string
+  call?: CallRequest
+}
+
+const noBody: RequestBody = { body: null }
+
 /**
- * Answers one request (a {@link WireRequest} or a Fetch `Request`) and journals it. Never throws:
- * every failure is an error response.
+ * Answers one request, top to bottom, each step once: the web view, or the API's route, the
+ * credentials (whose organisation owns the call), the body (read only for a call allowed to
+ * have one), then the call's turn in the queue (a forced fault, the rule, keeping its changes),
+ * the delay, and the journal. `undefined` when the client went away before its body was read.
+ * Never throws: every failure is an error response.
  *
- * @example const response = await dispatch(deps, request)
+ * @example const response = await answerRequest(deps, fromFetchRequest(request))
  */
-export async function dispatch(
+export async function answerRequest(
   deps: DispatchDeps,
-  input: WireRequest | Request,
-): Promise<WireResponse> {
-  const { transactions, journal, options } = deps
+  request: IncomingRequest,
+): Promise<WireResponse | undefined> {
   const started = performance.now()
-  const request = isFetchRequest(input) ? await toWireRequest(input) : input
-  const { response, delayMs, call, path, orgId } = await transactions.exclusive(async () => {
-    const answer = await answerApi(deps, request)
+  const pathname = pathnameOf(request.target)
+  if (siteRowOf(pathname).part === 'webView') return answerWebViewRequest(deps, request, started)
+  const { transactions, journal } = deps
+  let matched: ReturnType<typeof matchApiRoute>
+  try {
+    matched = matchApiRoute(request.method, pathname)
+  } catch (error) {
+    // No route: the call names nobody, and its path may hold a secret.
+    const ticket = journal.begin(undefined)
+    return finish(deps, request, ticket, started, () => ({
+      response: toErrorResponse(error),
+      delayMs: 0,
+      path: redactPath(transactions.ctx, pathname),
+    }))
+  }
+  const { route, params } = matched
+  const authorization = request.headers.get('authorization')
+  let owner: string | undefined
+  let refused: unknown
+  try {
+    owner = authenticate(transactions.ctx, authorization)
+  } catch (error) {
+    refused = error
+  }
+  // A call belongs to the organisation whose key it carried; one refused before that, to the
+  // organisation its request names, as far as it was read (below).
+  const ticket = journal.begin(owner)
+  // The body is read only for a call that may have one, or when it costs nothing: never for the
+  // server's refused calls. A body at hand (in process) is read in the call's turn, so that calls
+  // made one after another are answered in that order; the server's, before it, so that a slow
+  // upload holds no other call back.
+  const reads = route.hasBody && (owner !== undefined || request.bodyAtHand)
+  let read: BodyOutcome | undefined
+  if (reads && !request.bodyAtHand) {
+    read = await readBodyOf(request)
+    if (read.body === undefined && read.failure === undefined) {
+      journal.end(ticket)
+      return undefined
+    }
+  }
+  return finish(deps, request, ticket, started, async () => {
+    const { ctx } = transactions
+    if (reads && read === undefined) read = await readBodyOf(request)
+    const begun = route.begin({ ...request, ...(read?.body ?? noBody) }, params)
+    if (owner === undefined) ticket.owner = namedOrganisation(deps, begun.call)
+    let response: WireResponse
+    let delayMs = 0
+    let answered = false
     try {
-      await transactions.settle()
-      return answer
+      if (refused !== undefined) throw refused
+      if (read?.failure !== undefined) throw read.failure
+      // Reset or removed while its body was read: its key may be gone with it.
+      const caller = ticket.dropped ? authenticate(ctx, authorization) : (owner as string)
+      // Scoped by its owner, and by the user id its request names.
+      const { id } = targetOf(begun.call as CallRequest)
+      const fault = deps.faults.take(route.operation, { orgId: caller, ...(id && { id }) })
+      if (fault) {
+        delayMs = fault.delayMs
+        throw new ApiError(fault.code)
+      }
+      response = await begun.answer(ctx, caller)
+      answered = true
     } catch (error) {
-      return { ...answer, response: toErrorResponse(error) }
+      response = toErrorResponse(error)
+    }
+    // The journal never holds a secret, whatever the answer: not in the request, not in the path.
+    const call = redactCall(ctx, begun.call, answered)
+    const path = call === begun.call ? pathname : redactPath(ctx, pathname)
+    return { response: begun.withHeaders(response), delayMs, call, path }
+  })
+}
+
+/** A body read, or why not: an `ApiError` the transport answers, or nothing (the client left). */
+interface BodyOutcome {
+  body?: RequestBody
+  failure?: unknown
+}
+
+async function readBodyOf(request: IncomingRequest): Promise<BodyOutcome> {
+  try {
+    const body = await request.readBody()
+    // Gone while in process: the caller has stopped listening; the call is answered 400.
+    if (body === undefined && request.bodyAtHand) return { failure: new ApiError('badRequest') }
+    return body === undefined ? {} : { body }
+  } catch (error) {
+    return { failure: error }
+  }
+}
+
+/** The web view: no API key, and the organisation it names owns it only when it is one. */
+async function answerWebViewRequest(
+  deps: DispatchDeps,
+  request: IncomingRequest,
+  started: number,
+): Promise<WireResponse> {
+  const named = new URL(request.target, 'http://webview.invalid').searchParams.get('orgId')
+  // Never a secret: the name is kept only when it is an organisation's.
+  const ticket = deps.journal.begin(
+    named !== null && deps.hasOrganisation(named) ? named : undefined,
+  )
+  const path = pathnameOf(request.target)
+  return finish(deps, request, ticket, started, async () => {
+    const { ctx } = deps.transactions
+    const messages = deps.options.webViewMessages
+    try {
+      return {
+        response: await answerWebView(ctx, { ...request, body: null }, messages),
+        delayMs: 0,
+        path,
+      }
+    } catch (error) {
+      return { response: toErrorResponse(error), delayMs: 0, path }
     }
   })
-  const delay = delayMs + options.delayMs
-  if (delay > 0) await sleep(delay)
-  journal.add({
-    entry: {
+}
+
+/**
+ * Runs `decide` in the request's turn, keeps the changes it made (or answers the failure to keep
+ * them), waits the forced and the global delay, then journals the call for its ticket.
+ */
+async function finish(
+  deps: DispatchDeps,
+  request: IncomingRequest,
+  ticket: CallTicket,
+  started: number,
+  decide: () => Outcome | Promise<Outcome>,
+): Promise<WireResponse> {
+  const { transactions, journal, options } = deps
+  let entry: JournalEntry | undefined
+  try {
+    const { response, delayMs, path, call } = await transactions.exclusive(async () => {
+      const outcome = await decide()
+      try {
+        await transactions.settle()
+        return outcome
+      } catch (error) {
+        return { ...outcome, response: toErrorResponse(error) }
+      }
+    })
+    const delay = delayMs + options.delayMs
+    if (delay > 0) await sleep(delay)
+    entry = {
       time: formatTimestamp(transactions.ctx.now()),
       method: request.method,
       path,
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       ...call,
-    },
-    orgId,
-  })
-  return response
-}
-
-/**
- * The answer to an API request whose credentials are refused, given before its body is read (a
- * 401 never costs the server a body); `undefined` when the request needs its body to be answered.
- */
-export async function answerUnread(
-  deps: DispatchDeps,
-  request: WireRequest,
-): Promise<WireResponse | undefined> {
-  const pathname = pathnameOf(request.target)
-  if (siteRowOf(pathname).part !== 'api') return undefined
-  try {
-    matchApiRoute(request.method, pathname)
-    authenticate(deps.transactions.ctx, request.headers.get('authorization'))
-    return undefined
-  } catch {
-    return dispatch(deps, { ...request, body: null })
+    } as JournalEntry
+    return response
+  } finally {
+    journal.end(ticket, entry)
   }
 }
 
-/** A call of any API route under way. */
-type RouteCall = ReturnType<ApiRoute['begin']>
-
-async function answerApi(
-  deps: DispatchDeps,
-  request: WireRequest,
-): Promise<{
-  response: WireResponse
-  delayMs: number
-  call?: CallRequest
-  path: string
-  orgId?: string | undefined
-}> {
-  const ctx = deps.transactions.ctx
-  const pathname = pathnameOf(request.target)
-  let delayMs = 0
-  let started: RouteCall | undefined
-  let response: WireResponse
-  let answered = false
-  try {
-    if (siteRowOf(pathname).part === 'webView') {
-      response = await answerWebView(ctx, request, deps.options.webViewMessages)
-      // The organisation a web view names is kept only when it is one: never a secret.
-      const named = new URL(request.target, 'http://webview.invalid').searchParams.get('orgId')
-      const orgId = named !== null && deps.hasOrganisation(named) ? named : undefined
-      return { response, delayMs, path: pathname, orgId }
-    }
-    const { route, params } = matchApiRoute(request.method, pathname)
-    started = route.begin(request, params)
-    const orgId = authenticate(ctx, request.headers.get('authorization'))
-    const fault = deps.faults.take(route.operation, targetOf(started.call as CallRequest))
-    if (fault) {
-      delayMs = fault.delayMs
-      throw new ApiError(fault.code)
-    }
-    response = await started.answer(ctx, orgId)
-    answered = true
-  } catch (error) {
-    response = toErrorResponse(error)
-  }
-  // The journal never holds a secret, whatever the answer: not in the request, not in the path.
-  if (!started) return { response, delayMs, path: redactPath(ctx, pathname) }
-  const call = redactCall(ctx, started.call, answered)
-  const path = call === started.call ? pathname : redactPath(ctx, pathname)
-  const { orgId } = targetOf(call)
-  return { response: started.withHeaders(response), delayMs, call, path, orgId }
+/** The organisation a call's request names, when the mock has it: never a secret. */
+function namedOrganisation(deps: DispatchDeps, call: ApiCall): string | undefined {
+  const { orgId } = targetOf(call as CallRequest)
+  return orgId !== undefined && deps.hasOrganisation(orgId) ? orgId : undefined
 }
+
+type ApiCall = ReturnType<ApiRoute['begin']>['call']

@@ -42,7 +42,7 @@ export const faultSchema = z
     status: z.int(),
     count: z.int().min(1).default(1),
     delayMs: z.int().min(0).max(600_000).default(0),
-    /** Taken only by calls for this organisation (identify's body, delete's path). */
+    /** Taken only by calls this organisation owns (whose API key authenticated them). */
     orgId: identifyUserRequestSchema.shape.orgId.optional(),
     /** With `orgId`: taken only by calls for this user id too. */
     id: identifyUserRequestSchema.shape.id.optional(),

@@ -1,24 +1,32 @@
 import type { WireResponse } from '../base/errors.ts'
 import { readBytes } from '../base/read-bytes.ts'
-import { maxBodyBytes, type WireRequest } from '../base/wire.ts'
+import { type IncomingRequest, maxBodyBytes, type WireRequest } from '../base/wire.ts'
 
 /**
- * A Fetch `Request` as the mock's transport-free `dispatch` reads it. The body is read up to
- * {@link maxBodyBytes} and no further: a larger one is cancelled and flagged `bodyTooLarge`.
+ * A Fetch `Request` as the mock's one path reads it, its body read only when asked, up to
+ * {@link maxBodyBytes} and no further: a larger one is cancelled and flagged `bodyTooLarge`. A
+ * body whose stream fails (its request aborted) reads as gone.
  *
  * @example
- * const wire = await toWireRequest(new Request('https://api.example.test/api/v1/users/identify'))
+ * const incoming = fromFetchRequest(new Request('https://api.example.test/api/v1/users/identify'))
  */
-export async function toWireRequest(request: Request): Promise<WireRequest> {
+export function fromFetchRequest(request: Request): IncomingRequest {
   const url = new URL(request.url)
-  const base = {
+  return {
     method: request.method,
     target: url.pathname + url.search,
     headers: request.headers,
+    bodyAtHand: true,
+    readBody: async () => {
+      if (!request.body) return { body: null }
+      try {
+        const { bytes, complete } = await readBytes(request.body, maxBodyBytes)
+        return complete ? { body: bytes } : { body: null, bodyTooLarge: true }
+      } catch {
+        return undefined
+      }
+    },
   }
-  if (!request.body) return { ...base, body: null }
-  const { bytes, complete } = await readBytes(request.body, maxBodyBytes)
-  return complete ? { ...base, body: bytes } : { ...base, body: null, bodyTooLarge: true }
 }
 
 /**

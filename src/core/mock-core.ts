@@ -1,7 +1,6 @@
 import { z } from 'zod'
-import { InvalidInput, type WireResponse } from '../base/errors.ts'
-import { RingBuffer } from '../base/ring-buffer.ts'
-import type { WireRequest } from '../base/wire.ts'
+import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { orgKey } from '../model/indexes.ts'
@@ -16,8 +15,10 @@ import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts
 import { type WebhookControls, Webhooks, type WebhookTransport } from '../webhooks/delivery.ts'
 import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts'
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
-import { answerUnread, type DispatchDeps, dispatch, type ScopedEntry } from './dispatch.ts'
+import { CallJournal } from './call-journal.ts'
+import { answerRequest, type DispatchDeps } from './dispatch.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
+import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
 import { statePieces } from './state-pieces.ts'
 import { type OrganisationControls, TenantControls } from './tenant-controls.ts'
@@ -74,11 +75,12 @@ export class MockCore {
   readonly #webhooks: Webhooks
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
-  /** The journal, each entry with the organisation its call names (none when it names none). */
-  readonly #journal: RingBuffer<ScopedEntry>
+  /** The journal, each organisation's calls (and those of none) bounded apart. */
+  readonly #journal: CallJournal
   readonly #transactions: Transactions
   readonly #tenants: TenantControls
   readonly #dispatch: DispatchDeps
+  #loaded = false
 
   /**
    * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
@@ -99,7 +101,6 @@ export class MockCore {
         `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
       )
     }
-    this.#journal = new RingBuffer<ScopedEntry>(o.journalSize)
     const transactions = new Transactions(
       createRuleContext(o, new Database()),
       o.maxStateBytes,
@@ -131,6 +132,7 @@ export class MockCore {
         }),
     }
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
+    this.#journal = new CallJournal(o.journalSize, (orgId) => this.#tenants.has(orgId))
     this.#tenants = new TenantControls({
       transactions,
       options: o,
@@ -156,6 +158,12 @@ export class MockCore {
     this.ready = transactions.exclusive(
       transactions.load.bind(transactions, start.state, start.credentials),
     )
+    this.ready.then(
+      () => {
+        this.#loaded = true
+      },
+      () => undefined,
+    )
   }
 
   /** The JSON size of every record kept, in characters: what `maxStateBytes` bounds. */
@@ -177,19 +185,27 @@ export class MockCore {
   }
 
   /**
-   * Answers one request: a {@link WireRequest} (what the standalone server hands it) or a Fetch
-   * `Request` (read as the MSW handlers read it). Never throws: every failure is an error response.
+   * Answers one request: a {@link WireRequest} (its body already read) or a Fetch `Request` (read
+   * as the MSW handlers read it). Never throws: every failure is an error response.
    */
   async dispatch(input: WireRequest | Request): Promise<WireResponse> {
-    return dispatch(this.#dispatch, input)
+    const request = isFetchRequest(input) ? fromFetchRequest(input) : incomingOf(input)
+    // Only a Fetch body whose stream failed is gone; its caller has stopped listening.
+    return (await this.answer(request)) ?? toErrorResponse(new ApiError('badRequest'))
   }
 
   /**
-   * The answer to an API request whose credentials are refused, given before its body is read (a
-   * 401 never costs the server a body); `undefined` when the request needs its body to be answered.
+   * The one path every way in takes (the MSW handlers, `api.fetch` and the standalone server):
+   * the route and the credentials first, then the body, read only for a call that may have one.
+   * `undefined` when the client went away before its body was read: nothing is answered.
+   *
+   * @example
+   * const response = await core.answer({ method: 'GET', target: '/api/v1/nowhere', headers, bodyAtHand: true, readBody: async () => ({ body: null }) })
    */
-  async answerUnread(request: WireRequest): Promise<WireResponse | undefined> {
-    return answerUnread(this.#dispatch, request)
+  async answer(request: IncomingRequest): Promise<WireResponse | undefined> {
+    // The credentials are checked before the request's turn in the queue: not before the load.
+    if (!this.#loaded) await this.ready.catch(() => undefined)
+    return answerRequest(this.#dispatch, request)
   }
 
   /**
@@ -211,15 +227,16 @@ export class MockCore {
       transactions.store?.replace(this.#dataset.state)
       await transactions.load(this.#dataset.state, this.#dataset.credentials)
       this.#tenants.credentials = this.#dataset.credentials
+      // In the queue: a call still under way, delayed or not, journals nothing once it ends.
+      this.#faults.clear()
+      this.#journal.clear()
     })
-    this.#faults.clear()
-    this.#journal.clear()
   }
 
   /**
    * Makes the next `count` calls of `operation` that pass the credentials check answer `status`
    * (one of that operation's documented errors), optionally after `delayMs`. With `orgId` (and
-   * `id`), only calls for that organisation (and user) take it; 404 `Not found` for an
+   * `id`), only calls that organisation owns (for that user id) take it; 404 `Not found` for an
    * organisation the mock does not have.
    */
   failNext(operation: Operation, fault: FaultOptions): void {
@@ -267,19 +284,19 @@ export class MockCore {
     return statePieces(records)
   }
 
-  /** The journal of requests, oldest first; with an `orgId`, only the calls naming it. */
+  /**
+   * The journal of requests, oldest first; with an `orgId`, only the calls that organisation owns
+   * (see {@link CallScope}).
+   */
   requests(scope: CallScope = {}): JournalEntry[] {
-    const { orgId } = scope
-    const entries = this.#journal.list()
-    const kept = orgId === undefined ? entries : entries.filter((e) => e.orgId === orgId)
-    return kept.map(({ entry }) => entry)
+    return this.#journal.list(scope.orgId)
   }
 
   /**
    * The API calls the routes matched (of `operation` if given), whatever their answer, oldest
    * first: what each asked, its status and time. Read from the journal, so bounded by it.
    *
-   * With an `orgId`, only the calls that name that organisation.
+   * With an `orgId`, only the calls that organisation owns.
    *
    * @example api.calls('delete') // [{ operation: 'delete', request: { orgId, id }, status: 200, time }]
    */
@@ -300,7 +317,7 @@ export class MockCore {
   /** Clears the journal entries, queued faults and webhook deliveries of organisation `orgId`. */
   #forgetCallsOf(orgId: string): void {
     this.#faults.clearOrganisation(orgId)
-    this.#journal.removeWhere((entry) => entry.orgId === orgId)
+    this.#journal.forget(orgId)
     this.#webhooks.forgetOrganisation(orgId)
   }
 }

@@ -120,9 +120,10 @@ export class TenantControls implements OrganisationControls {
     await this.#deps.transactions.transact(async (ctx) => {
       if (!this.has(orgId)) throw new ApiError('notFound')
       ctx.db.removeOrganisation(orgId)
+      // In the queue: a call of it still under way journals nothing once it ends.
+      this.#deps.forgetCallsOf(orgId)
     })
     this.credentials = this.credentials.filter((c) => c.orgId !== orgId)
-    this.#deps.forgetCallsOf(orgId)
   }
 
   async putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
@@ -147,7 +148,7 @@ export class TenantControls implements OrganisationControls {
       db.removeOrganisation(orgId)
       await db.add(start)
       if (startRecord) await db.collections.organisationStarts.create(startRecord)
+      this.#deps.forgetCallsOf(orgId)
     })
-    this.#deps.forgetCallsOf(orgId)
   }
 }

@@ -154,7 +154,9 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe('the types of the messages the emulated web view posts to the app'),
   journalSize: wholeNumber(1)
     .default(1000)
-    .describe('how many API calls the journal keeps (the newest)'),
+    .describe(
+      'how many API calls the journal keeps (the newest) per organisation, and of the calls of none',
+    ),
   webhooks: z
     .array(webhookEndpointInputSchema)
     .max(webhookLimits.endpoints)

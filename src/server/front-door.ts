@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import { pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
+import { pathnameOf, type RequestHead } from '../base/wire.ts'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
 import { webViewErrorPage } from '../web-view/answer.ts'
@@ -127,7 +127,10 @@ const preflightHeaders = {
  * @example
  * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [] })
  */
-export function guardAnswer(answer: Responder, policy: FrontDoorPolicy): Responder {
+export function guardAnswer<R extends RequestHead, A extends WireResponse | undefined>(
+  answer: (request: R) => Promise<A>,
+  policy: FrontDoorPolicy,
+): (request: R) => Promise<A | WireResponse> {
   const admits = hostRule(policy.allowedHosts)
   return async (raw) => {
     const host = raw.headers.get('host')
@@ -152,7 +155,7 @@ export function guardAnswer(answer: Responder, policy: FrontDoorPolicy): Respond
       }
     }
     const response = await answer(request)
-    if (!cors || apiMethods.length === 0) return response
+    if (!response || !cors || apiMethods.length === 0) return response
     return {
       ...response,
       headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
@@ -164,7 +167,7 @@ export function guardAnswer(answer: Responder, policy: FrontDoorPolicy): Respond
  * An absolute-form target (`http://127.0.0.1:4010/api/…`) as the origin-form request it stands
  * for, its authority taking the place of `Host` (RFC 9112, 3.2.2); `undefined` for any other.
  */
-function originForm(request: WireRequest): WireRequest | undefined {
+function originForm<R extends RequestHead>(request: R): R | undefined {
   const match = /^http:\/\/([^/?#]*)(.*)$/is.exec(request.target)
   if (!match) return undefined
   const [, authority = '', rest = ''] = match
@@ -175,14 +178,14 @@ function originForm(request: WireRequest): WireRequest | undefined {
   return { ...request, target, headers }
 }
 
-function isPreflight(request: WireRequest): boolean {
+function isPreflight(request: RequestHead): boolean {
   return (
     request.method === 'OPTIONS' && request.headers.get('access-control-request-method') !== null
   )
 }
 
 /** 403 `Forbidden`: an HTML page for the web view, JSON everywhere else. */
-function forbidden(request: WireRequest): WireResponse {
+function forbidden(request: RequestHead): WireResponse {
   if (siteRowOf(pathnameOf(request.target)).part === 'webView') {
     return webViewErrorPage(new ApiError('forbidden'))
   }

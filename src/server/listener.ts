@@ -2,7 +2,14 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import { maxBodyBytes, pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
+import {
+  type IncomingRequest,
+  incomingOf,
+  maxBodyBytes,
+  pathnameOf,
+  type RequestBody,
+  type WireRequest,
+} from '../base/wire.ts'
 import { type ControlOptions, createControlHandler } from '../control/control.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
@@ -35,19 +42,17 @@ export interface ListenerOptions {
 /** The request bodies being read at once, across every connection, at most (64 MiB). */
 export const maxBodiesBytes = 64 * 1024 * 1024
 
-/** What a request that needs its body answers before it is read: nothing yet. */
-const needsBody: WireResponse = { status: 0, headers: {}, body: '' }
-
-/** The mock, its control endpoints and the front door, both before and after a body is read. */
+/** The mock, its control endpoints and the front door, answering one request. */
 export interface SiteAnswer {
-  answer: Responder
-  /** The answer of a request refused before its body is read (see `MockCore.answerUnread`). */
-  unread: (request: WireRequest) => Promise<WireResponse | undefined>
+  /** The answer; `undefined` when the client went away before its body was read. */
+  answer: (request: IncomingRequest) => Promise<WireResponse | undefined>
 }
 
 /**
  * The mock, its control endpoints and its OpenAPI document behind one function and the server's
- * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them.
+ * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them. Each
+ * request passes the front door once; the mock's part reads the body only for a call that may
+ * have one, the server's own parts (controls, `/openapi.json`) read it first.
  */
 export function createAnswer(core: MockCore, options: ListenerOptions = {}): SiteAnswer {
   const served = {
@@ -55,14 +60,12 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Sit
     openapi: async (request: WireRequest) => answerOpenApi(request.method),
   }
   const { frontDoor = { allowedHosts: [], cors: [] } } = options
-  const guarded = guardAnswer(async (request) => {
+  const guarded = guardAnswer(async (request: IncomingRequest) => {
     const row = siteRowOf(pathnameOf(request.target))
-    return row.by === 'dispatch' ? await core.dispatch(request) : await served[row.part](request)
+    if (row.by === 'dispatch') return core.answer(request)
+    const body = await request.readBody()
+    return body && (await served[row.part]({ ...request, ...body }))
   }, frontDoor)
-  const guardedUnread = guardAnswer(
-    async (request) => (await core.answerUnread(request)) ?? needsBody,
-    frontDoor,
-  )
   return {
     answer: async (request) => {
       try {
@@ -71,20 +74,20 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Sit
         return toErrorResponse(error)
       }
     },
-    unread: async (request) => {
-      const response = await guardedUnread(request)
-      return response.status === needsBody.status ? undefined : response
-    },
   }
 }
 
 /**
- * The `node:http` adapter: turns a Node request into a {@link WireRequest}, asks the mock's
- * `dispatch` (or the control endpoints) and writes the answer back. It builds no Fetch `Request`
- * and runs no MSW matching, yet answers with the very code the MSW handlers call.
+ * The `node:http` adapter: turns a Node request into an {@link IncomingRequest} whose body it
+ * reads when asked (within the body limit and the budget of bodies being read), asks the site
+ * and writes the answer back. It builds no Fetch `Request` and runs no MSW matching, yet answers
+ * with the very code the MSW handlers call.
  *
- * It never lets an error escape (an unhandled rejection would stop the server): a client that
- * goes away mid-request gets no answer, and a failure to write one closes the connection.
+ * A body left unread (a refused call) or cut off as too large closes the connection after the
+ * answer, the rest of the upload discarded for `lingerMs`; one past the budget gets its 503 and
+ * the connection is closed at once. It never lets an error escape (an unhandled rejection would
+ * stop the server): a client that goes away mid-request gets no answer, and a failure to write
+ * one closes the connection.
  */
 export function createRequestListener(site: SiteAnswer, options: ListenerOptions = {}) {
   const { lingerMs = 1000, maxRequestsPerSocket = 0, maxConnections = Infinity } = options
@@ -103,25 +106,24 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
     }
     const hasBody =
       req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
-    const unread = hasBody
-      ? site.unread({ ...requestLine(req), body: null })
-      : Promise.resolve(undefined)
-    unread
-      .then(async (early) => {
-        if (early) {
-          writeResponse(res, early, { close: true, lingerMs })
-          return
-        }
-        const request = await readWireRequest(req, bodies)
-        if (!request) return
-        if (request === 'overBudget') {
-          writeResponse(res, unavailable, { close: true })
+    let read: BodyRead = hasBody ? 'unread' : 'read'
+    const readBody = async () => {
+      if (!hasBody) return { body: null }
+      const outcome = await readBodyOf(req, bodies)
+      read = outcome.read
+      if (outcome.read === 'overBudget') throw new ApiError('serviceUnavailable')
+      return outcome.body
+    }
+    site
+      .answer({ ...requestLine(req), bodyAtHand: false, readBody })
+      .then((response) => {
+        if (!response || read === 'gone') return
+        if (read === 'overBudget') {
+          writeResponse(res, response, { close: true })
           res.once('finish', () => req.socket.destroy())
-          return
-        }
-        const response = await site.answer(request)
-        if (request.bodyTooLarge) writeResponse(res, response, { close: true, lingerMs })
-        else writeResponse(res, response, { close: last })
+        } else if (read === 'unread' || read === 'tooLarge') {
+          writeResponse(res, response, { close: true, lingerMs })
+        } else writeResponse(res, response, { close: last })
       })
       .catch(() => res.destroy())
   }
@@ -132,12 +134,12 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
  * 405 its target calls for), then closes the connection. Node hands it over as a bare socket, and
  * without this listener would drop it unanswered.
  */
-export function createConnectListener(answer: Responder) {
+export function createConnectListener(answer: SiteAnswer['answer']) {
   return (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy())
-    answer({ ...requestLine(req), body: null })
+    answer(incomingOf({ ...requestLine(req), body: null }))
       .then((response) => {
-        if (socket.writable) socket.end(rawResponse(response))
+        if (response && socket.writable) socket.end(rawResponse(response))
         else socket.destroy()
       })
       .catch(() => socket.destroy())
@@ -197,30 +199,31 @@ function hostLines(rawHeaders: readonly string[]): string | null {
   return values.length > 0 ? values.join(', ') : null
 }
 
+/** Where the body of a request stands: `unread` until the site asks for it. */
+type BodyRead = 'unread' | 'read' | 'tooLarge' | 'overBudget' | 'gone'
+
 /**
  * Reads the body up to the limit. Past it, or when `Content-Length` announces more, it keeps
- * nothing and flags the body as too large at once; `undefined` when the client went away first.
+ * nothing and flags the body as too large at once; `gone` when the client went away first.
  * What it holds counts against `bodies.reading`, shared by every request being read: a body that
- * would take it past {@link maxBodiesBytes} is not read (`'overBudget'`).
+ * would take it past {@link maxBodiesBytes} is not read (`overBudget`).
  */
-function readWireRequest(
+function readBodyOf(
   req: IncomingMessage,
   bodies: { reading: number },
-): Promise<WireRequest | 'overBudget' | undefined> {
-  const base = requestLine(req)
+): Promise<{ read: BodyRead; body?: RequestBody }> {
+  const tooLarge = { read: 'tooLarge', body: { body: null, bodyTooLarge: true } } as const
   const announced = Number(req.headers['content-length'])
-  if (announced > maxBodyBytes) {
-    return Promise.resolve({ ...base, body: null, bodyTooLarge: true })
-  }
+  if (announced > maxBodyBytes) return Promise.resolve(tooLarge)
   // The announced length is held from the start: a client that sends all but a few bytes and
   // waits must not slip past the budget.
   let held = Number.isInteger(announced) && announced > 0 ? announced : 0
-  if (bodies.reading + held > maxBodiesBytes) return Promise.resolve('overBudget')
+  if (bodies.reading + held > maxBodiesBytes) return Promise.resolve({ read: 'overBudget' })
   bodies.reading += held
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
-    const settle = (request: WireRequest | 'overBudget' | undefined) => {
+    const settle = (outcome: { read: BodyRead; body?: RequestBody }) => {
       req.off('data', onData)
       req.off('end', onEnd)
       req.off('error', onGone)
@@ -228,20 +231,21 @@ function readWireRequest(
       chunks.length = 0
       bodies.reading -= held
       held = 0
-      resolve(request)
+      resolve(outcome)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength
       if (size > held) {
-        if (bodies.reading + size - held > maxBodiesBytes) return settle('overBudget')
+        if (bodies.reading + size - held > maxBodiesBytes) return settle({ read: 'overBudget' })
         bodies.reading += size - held
         held = size
       }
       if (size <= maxBodyBytes) chunks.push(chunk)
-      else settle({ ...base, body: null, bodyTooLarge: true })
+      else settle(tooLarge)
     }
-    const onEnd = () => settle({ ...base, body: size > 0 ? Buffer.concat(chunks) : null })
-    const onGone = () => settle(undefined)
+    const onEnd = () =>
+      settle({ read: 'read', body: { body: size > 0 ? Buffer.concat(chunks) : null } })
+    const onGone = () => settle({ read: 'gone' })
     req.on('data', onData)
     req.on('end', onEnd)
     req.on('error', onGone)

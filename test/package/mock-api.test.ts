@@ -79,7 +79,7 @@ describe('createMockApi', () => {
     expect(() => a.failNext('delete', { status: 500, count: 0 })).toThrow(/count/)
   })
 
-  it('keeps only the newest journalSize entries', async () => {
+  it('keeps only the newest journalSize entries of an organisation, and of the calls of none', async () => {
     const api = new MockCore({ organisations, journalSize: 3 })
     for (const id of ['1', '2', '3', '4', '5']) {
       const request = identifyRequest('http://x.test', id)
@@ -96,7 +96,13 @@ describe('createMockApi', () => {
       headers: new Headers(),
       body: null,
     })
-    expect(api.requests().map((e) => e.status)).toEqual([200, 200, 404])
+    // The organisation's five calls keep their newest three; the 404, owned by none, has its own bound.
+    expect(api.requests().map((e) => e.status)).toEqual([200, 200, 200, 404])
+    expect(api.calls('identify').map((c) => (c.request as { id: string }).id)).toEqual([
+      '3',
+      '4',
+      '5',
+    ])
     expect(api.requests().every((e) => !e.path.includes('?'))).toBe(true)
   })
 

@@ -52,7 +52,7 @@ export interface WayIn {
 /** The options a way in may start with: those every way in accepts. */
 export type WayInOptions = Pick<
   MockApiOptions,
-  'strictUserGroups' | 'authFailureStatus' | 'organisations' | 'now'
+  'strictUserGroups' | 'authFailureStatus' | 'organisations' | 'now' | 'journalSize'
 >
 
 /** Starts a fresh mock behind one way in. */
