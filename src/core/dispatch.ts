@@ -177,7 +177,14 @@ async function finish(
   let entry: JournalEntry | undefined
   try {
     const { response, delayMs, path, call } = await transactions.exclusive(async () => {
-      const outcome = await decide()
+      let outcome: Outcome
+      try {
+        outcome = await decide()
+      } catch (error) {
+        // A bug in a rule or the redaction: still an answer, and a journal entry with no secret.
+        const path = redactPath(transactions.ctx, pathnameOf(request.target))
+        outcome = { response: toErrorResponse(error), delayMs: 0, path }
+      }
       try {
         await transactions.settle()
         return outcome

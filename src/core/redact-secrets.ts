@@ -42,20 +42,18 @@ function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): Js
 }
 
 /**
- * What the journal keeps of a call's request: {@link redactSecrets} of identify's body, delete's
- * `orgId` and `id` redacted like a body's strings; `call` itself when nothing was redacted.
+ * What the journal keeps of a call's request: {@link redactSecrets} of what it asked, its JSON
+ * body or its path parameters alike (whatever the route: no case per operation); `call` itself
+ * when nothing was redacted.
  *
  * @example redactCall(ctx, { operation: 'delete', request: { orgId: 'org-1', id: token } }, false)
  * // { operation: 'delete', request: { orgId: 'org-1', id: '[redacted]' } }
  */
 export function redactCall(ctx: RuleContext, call: CallRequest, answered: boolean): CallRequest {
-  if (call.operation === 'identify') {
-    const request = redactSecrets(ctx, call.request, answered)
-    return request === call.request ? call : { ...call, request }
-  }
-  const { orgId, id } = call.request
-  const shown = { orgId: redactText(ctx, orgId, answered), id: redactText(ctx, id, answered) }
-  return shown.orgId === orgId && shown.id === id ? call : { ...call, request: shown }
+  // Path parameters are an object of strings: a JSON value, redacted as a body's strings are.
+  const asked = call.request as JsonValue
+  const request = redactSecrets(ctx, asked, answered)
+  return request === asked ? call : ({ ...call, request } as CallRequest)
 }
 
 /**
