@@ -147,19 +147,15 @@ async function answerWebViewRequest(
     named !== null && deps.hasOrganisation(named) ? named : undefined,
   )
   const path = pathnameOf(request.target)
-  return finish(deps, request, ticket, started, async () => {
-    const { ctx } = deps.transactions
-    const messages = deps.options.webViewMessages
-    try {
-      return {
-        response: await answerWebView(ctx, { ...request, body: null }, messages),
-        delayMs: 0,
-        path,
-      }
-    } catch (error) {
-      return { response: toErrorResponse(error), delayMs: 0, path }
-    }
-  })
+  return finish(deps, request, ticket, started, async () => ({
+    response: await answerWebView(
+      deps.transactions.ctx,
+      { ...request, body: null },
+      deps.options.webViewMessages,
+    ),
+    delayMs: 0,
+    path,
+  }))
 }
 
 /**
@@ -201,7 +197,7 @@ async function finish(
       status: response.status,
       durationMs: Math.round((performance.now() - started) * 1000) / 1000,
       ...call,
-    } as JournalEntry
+    }
     return response
   } finally {
     journal.end(ticket, entry)

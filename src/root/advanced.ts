@@ -3,7 +3,7 @@ import { type StateStore, MockCore as UnseededMockCore } from '../core/mock-core
 import type { MockApiOptions } from '../options/mock-api-options.ts'
 
 export { type ApiErrorCode, apiErrors, type WireResponse } from '../base/errors.ts'
-export type { WireRequest } from '../base/wire.ts'
+export type { IncomingRequest, RequestBody, WireRequest } from '../base/wire.ts'
 export { operationErrors } from '../core/faults.ts'
 export type { StateStore } from '../core/mock-core.ts'
 export type { Credentials, Dataset, Seed } from '../model/dataset.ts'
