@@ -14,6 +14,7 @@ import {
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
 import { orgKey } from '../model/indexes.ts'
+import { withUserIdsFree } from '../model/user-ids.ts'
 import {
   type MockApiOptions,
   type ResolvedMockApiOptions,
@@ -414,7 +415,7 @@ export class MockCore {
         : organisationSlice(this.#dataset.state, orgId)
       const startRecord = created && { orgId, records: created.records }
       db.removeOrganisation(orgId)
-      await db.add(start)
+      await db.add(withUserIdsFree(start, db.usersByUserId, this.#ctx.generateUserId))
       if (startRecord) await db.collections.organisationStarts.create(startRecord)
     })
     this.#forgetCallsOf(orgId)
