@@ -2,9 +2,9 @@
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
-import { jsonPath } from '../api/data-file.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
+import { type Issue, issueLines } from '../base/issues.ts'
 import { controlRoutes } from '../control/control.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { addVerifyCommand } from '../verify/node/command.ts'
@@ -106,21 +106,18 @@ async function readDataFile(path: string): Promise<unknown> {
  * Schema issues in one line, each named by its flag where one flag gave the value; those of the
  * data file one line each, naming `dataFile` and the path in it (`users[1].registrationStatus`).
  */
-function describeForCli(
-  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
-  dataFile: string | undefined,
-): string {
+function describeForCli(issues: readonly Issue[], dataFile: string | undefined): string {
   const inData = issues.filter((issue) => issue.path[0] === 'data')
   const told = issues
     .filter((issue) => issue.path[0] !== 'data')
     .map((issue) => {
-      const path = issue.path.map(String).join('.')
-      const flag = flagOf(path)
-      return flag ? `${flag} ${issue.message}` : `Invalid options: ${path}: ${issue.message}`
+      const flag = flagOf(issue.path.map(String).join('.'))
+      return flag ? `${flag} ${issue.message}` : `Invalid options: ${issueLines([issue])}`
     })
-  const lines = inData.map(
-    (issue) => `${dataFile}: ${jsonPath(issue.path.slice(1)) || '(the file)'}: ${issue.message}`,
-  )
+  const lines = issueLines(
+    inData.map((issue) => ({ ...issue, path: issue.path.slice(1) })),
+    '(the file)',
+  ).map((line) => `${dataFile}: ${line}`)
   return [...(told.length > 0 ? [told.join('; ')] : []), ...lines].join('\n')
 }
 
