@@ -56,7 +56,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     openConnections: () => connections,
     frontDoor,
   }
-  const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
+  const store =
+    stateFile === undefined ? undefined : createStateFileStore(stateFile, mockOptions.data)
   const core = new MockCore(seedDataset, mockOptions, store, pinnedWebhookTransport)
   const served = createAnswer(core, listenerOptions)
   await core.ready
