@@ -6,6 +6,7 @@ import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import { type Issue, issueLines } from '../base/issues.ts'
 import { controlRoutes } from '../control/control.ts'
+import { unknownVariables } from '../flags/unknown-variables.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { addVerifyCommand } from '../verify/node/command.ts'
 import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
@@ -250,11 +251,28 @@ function oneLine(text: string): string {
     .replace(/\s*\n\s*/g, ' ')
 }
 
+/** The prefix of every variable the CLI reads. */
+const envPrefix = 'IDENTIFY_API_MOCK_'
+/** Variables of this project's own test suite (the image its container tests run), not options. */
+const reserved = ['IDENTIFY_API_MOCK_TEST_']
+
 function fail(message: string): never {
   const lines = message.split('\n').map((line) => `identify-api-mock: ${line}\n`)
   process.stderr.write(lines.join(''))
   process.exit(1)
 }
+
+// Before any command runs: a misspelt variable would be ignored without a word.
+program.hook('preAction', () => {
+  const known = program.commands.flatMap((command) =>
+    command.options.flatMap((option) => (option.envVar ? [option.envVar] : [])),
+  )
+  for (const { name, closest } of unknownVariables(process.env, envPrefix, known, reserved)) {
+    process.stderr.write(
+      `identify-api-mock: warning: ${name} is set, but no option reads it${closest ? ` (did you mean ${closest}?)` : ''}\n`,
+    )
+  }
+})
 
 program
   .parseAsync()
