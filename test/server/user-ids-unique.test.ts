@@ -155,6 +155,96 @@ describe('a reset of one organisation never brings back a userId another user ho
   })
 })
 
+describe('a seeded organisation reset after another took the userId of one of its users', () => {
+  it('gives the returning seeded user a new userId, over HTTP', async () => {
+    const server = await startServer({ port: 0, seededOrganisations: 1 })
+    try {
+      const mock = overHttp(() => server.url)
+      const [seeded] = server.core.credentials
+      const seededKey = seeded?.apiKeys[0] ?? ''
+      const before = await mock.state()
+      const victim = before.users.find((u) => u.orgId === 'org-1')
+      if (!victim) throw new Error('no seeded user')
+      const path = `/api/v1/users/org-1/${encodeURIComponent(victim.id)}`
+      expect((await mock.call('DELETE', path, seededKey)).status).toBe(200)
+      await mock.createOrganisation('b', [{ ...userWithU('bo', 'Bo'), userId: victim.userId }])
+      await mock.resetOrganisation('org-1')
+      const after = await mock.state()
+      const holders = after.users.filter((u) => u.userId === victim.userId)
+      expect(holders.map((u) => `${u.orgId}/${u.id}`)).toEqual(['b/bo'])
+      expect(after.users.some((u) => u.orgId === 'org-1' && u.id === victim.id)).toBe(true)
+      expect(new Set(after.users.map((u) => u.userId)).size).toBe(after.users.length)
+    } finally {
+      await server.close()
+    }
+  })
+})
+
+describe('every load refuses a given userId another user holds', () => {
+  it('a created organisation and a put user over HTTP: 400 naming the path', async () => {
+    const server = await startServer({ port: 0, seededOrganisations: 0 })
+    try {
+      const mock = overHttp(() => server.url)
+      await mock.createOrganisation('a', [userWithU('ada', 'Ada')])
+      const control = (method: string, path: string, body: unknown) =>
+        fetch(server.url + path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      const created = await control('POST', '/__mock/organisations', {
+        orgId: 'b',
+        learningPaths: paths,
+        users: [userWithU('bo', 'Bo')],
+      })
+      expect(created.status).toBe(400)
+      expect(((await created.json()) as { message: string }).message).toBe(
+        'Invalid request parameters: users[0].userId: another user has this userId',
+      )
+      await mock.createOrganisation('c', [])
+      const put = await control('PUT', '/__mock/organisations/c/users/cy', {
+        registrationStatus: 'archived',
+        userId: U,
+      })
+      expect(put.status).toBe(400)
+      expect(((await put.json()) as { message: string }).message).toBe(
+        'Invalid request parameters: userId: another user has this userId',
+      )
+      expect((await mock.state()).users.filter((u) => u.userId === U)).toHaveLength(1)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('in-process: a created organisation rejects, a data file with a seeded userId throws', async () => {
+    const api = createMockApi({ seededOrganisations: 0 })
+    await api.organisations.create({
+      orgId: 'a',
+      learningPaths: paths,
+      users: [userWithU('ada', 'Ada')],
+    })
+    await expect(
+      api.organisations.create({
+        orgId: 'b',
+        learningPaths: paths,
+        users: [userWithU('bo', 'Bo')],
+      }),
+    ).rejects.toThrow(
+      new TypeError('Invalid request parameters: users[0].userId: another user has this userId'),
+    )
+    const seeded = await createMockApi().state()
+    const seededUserId = seeded.users.find((u) => u.orgId === 'org-1')?.userId
+    expect(() =>
+      createMockApi({
+        data: {
+          organisations: [{ orgId: 'x', apiKeys: ['key-of-x'] }],
+          users: [{ orgId: 'x', id: 'xi', registrationStatus: 'archived', userId: seededUserId }],
+        },
+      }),
+    ).toThrow(/^users\[0\]\.userId: another user has this userId$/)
+  })
+})
+
 describe('with --state-file, across a restart', { timeout: 30_000 }, () => {
   let dir = ''
   const running = new Set<CliProcess>()
