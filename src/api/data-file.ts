@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Issue } from '../base/issues.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
 import {
   dateSchema,
@@ -133,7 +134,8 @@ export const organisationInputSchema = z
         () => '',
       ).map(under('users')),
     ]
-    for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+    for (const { path, message } of issues)
+      context.addIssue({ code: 'custom', path: [...path], message })
   })
 
 export type OrganisationInput = z.input<typeof organisationInputSchema>
@@ -142,8 +144,6 @@ export type DataFileOrganisation = z.output<typeof dataFileOrganisationSchema>
 export type DataFileUser = z.output<typeof dataFileUserSchema>
 export type OrganisationUser = z.output<typeof organisationUserSchema>
 export type PutUser = z.output<typeof putUserSchema>
-
-type Issue = { path: PropertyKey[]; message: string }
 
 /** The ids an organisation declares, of its groups or its learning paths. */
 type IdSet = { has(id: string): boolean }
@@ -268,7 +268,8 @@ export const dataFileSchema = z
         ...organisationsIssues(orgs.items).map(orgs.renumber),
         ...usersIssues(users.items, orgs.items, file.organisations).map(users.renumber),
       ]
-      for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+      for (const { path, message } of issues)
+        context.addIssue({ code: 'custom', path: [...path], message })
     },
     { when: ({ value }) => hasLists(value) },
   )
@@ -299,9 +300,11 @@ function wholeEntries<S extends z.ZodType>(list: readonly unknown[], schema: S, 
   }
 }
 
+/** The `orgId` of an organisation of a file, whole or not. */
+const orgIdOf = (org: unknown) => (org as { orgId?: unknown } | null)?.orgId
+
 /** The `orgId`s declared twice, among every organisation that has one, whole or not. */
 function repeatedOrgIds(organisations: readonly unknown[]): Issue[] {
-  const orgIdOf = (org: unknown) => (org as { orgId?: unknown } | null)?.orgId
   const named = organisations.flatMap((org, i) => {
     const orgId = orgIdOf(org)
     return typeof orgId === 'string' ? [{ orgId, i }] : []
@@ -339,7 +342,7 @@ function usersIssues(
   organisations: readonly DataFileOrganisation[],
   named: readonly unknown[],
 ): Issue[] {
-  const orgIds = new Set(named.map((org) => (org as { orgId?: unknown } | null)?.orgId))
+  const orgIds = new Set(named.map(orgIdOf))
   const byId = new Map(organisations.map((org) => [org.orgId, declaredBy(org)]))
   return [
     ...users.flatMap((user, i) =>
