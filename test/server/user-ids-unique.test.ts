@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createMockApi, type OrganisationInput } from '../../src/root/index.ts'
+import { createMockApi, type DataFile, type OrganisationInput } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { type CliProcess, startCli } from '../support/cli-process.ts'
 
@@ -67,8 +67,8 @@ function overHttp(url: () => string): Mock {
   }
 }
 
-function inProcess(): Mock {
-  const api = createMockApi({ seededOrganisations: 0 })
+function inProcess(data?: DataFile): Mock {
+  const api = createMockApi({ seededOrganisations: 0, data })
   return {
     call: (method, path, key, body) =>
       api.fetch(`https://api.test${path}`, {
@@ -138,11 +138,19 @@ describe('a reset of one organisation never brings back a userId another user ho
     await expectUHeldByBOnly(mock, aKey, bKey)
   })
 
+  const data = {
+    organisations: [{ orgId: 'a', apiKeys: ['key-of-a'], learningPaths: paths }],
+    users: [{ orgId: 'a', ...userWithU('ada', 'Ada') }],
+  }
+
+  it('in-process: a data-file organisation with a fixed userId, reset after another took it', async () => {
+    const mock = inProcess(data)
+    const bKey = await giveUToB(mock, 'key-of-a')
+    await mock.resetOrganisation('a')
+    await expectUHeldByBOnly(mock, 'key-of-a', bKey)
+  })
+
   it('a data-file organisation with a fixed userId, reset after another took it', async () => {
-    const data = {
-      organisations: [{ orgId: 'a', apiKeys: ['key-of-a'], learningPaths: paths }],
-      users: [{ orgId: 'a', ...userWithU('ada', 'Ada') }],
-    }
     const fromFile = await startServer({ port: 0, seededOrganisations: 0, data })
     try {
       const mock = overHttp(() => fromFile.url)
