@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Issue } from '../base/issues.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
 import {
   dateSchema,
@@ -133,7 +134,8 @@ export const organisationInputSchema = z
         () => '',
       ).map(under('users')),
     ]
-    for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+    for (const { path, message } of issues)
+      context.addIssue({ code: 'custom', path: [...path], message })
   })
 
 export type OrganisationInput = z.input<typeof organisationInputSchema>
@@ -142,8 +144,6 @@ export type DataFileOrganisation = z.output<typeof dataFileOrganisationSchema>
 export type DataFileUser = z.output<typeof dataFileUserSchema>
 export type OrganisationUser = z.output<typeof organisationUserSchema>
 export type PutUser = z.output<typeof putUserSchema>
-
-type Issue = { path: PropertyKey[]; message: string }
 
 /** The ids an organisation declares, of its groups or its learning paths. */
 type IdSet = { has(id: string): boolean }
@@ -256,44 +256,107 @@ export const dataFileSchema = z
       .default([]),
     users: z.array(dataFileUserSchema).max(dataFileLimits.users).default([]),
   })
-  .superRefine(({ organisations, users }, context) => {
-    const byId = new Map(organisations.map((org) => [org.orgId, declaredBy(org)]))
-    const keyOwners = new Map<string, string>()
-    const issues = [
-      ...organisations.flatMap((org, i) =>
-        org.apiKeys.flatMap((key, j) => {
-          const owner = keyOwners.get(key)
-          keyOwners.set(key, owner ?? org.orgId)
-          return owner === undefined || owner === org.orgId
-            ? []
-            : [
-                {
-                  path: ['organisations', i, 'apiKeys', j],
-                  message: `this is already a key of ${owner}`,
-                },
-              ]
-        }),
-      ),
-      ...repeatedIds(organisations, (o) => o.orgId, 'orgId').map(under('organisations')),
-      ...organisations.flatMap((org, i) => organisationIssues(org).map(under('organisations', i))),
-      ...users.flatMap((user, i) =>
-        byId.has(user.orgId)
-          ? []
-          : [
-              {
-                path: ['users', i, 'orgId'],
-                message: `no organisation ${user.orgId} in organisations`,
-              },
-            ],
-      ),
-      ...userReferenceIssues(
-        users,
-        (i) => byId.get(users[i]?.orgId ?? '') ?? null,
-        (i) => users[i]?.orgId ?? '',
-      ).map(under('users')),
-    ]
-    for (const { path, message } of issues) context.addIssue({ code: 'custom', path, message })
+  .superRefine(
+    (file, context) => {
+      // With problems of shape too, the checks across records read the entries that are whole,
+      // so that a file is refused with every problem it has at once.
+      const whole = context.issues.length === 0
+      const orgs = wholeEntries(file.organisations, dataFileOrganisationSchema, whole)
+      const users = wholeEntries(file.users, dataFileUserSchema, whole)
+      const issues = [
+        ...repeatedOrgIds(file.organisations),
+        ...organisationsIssues(orgs.items).map(orgs.renumber),
+        ...usersIssues(users.items, orgs.items, file.organisations).map(users.renumber),
+      ]
+      for (const { path, message } of issues)
+        context.addIssue({ code: 'custom', path: [...path], message })
+    },
+    { when: ({ value }) => hasLists(value) },
+  )
+
+/** Whether `value` is an object whose `organisations` and `users`, if any, are lists. */
+function hasLists(value: unknown): value is { organisations: unknown[]; users: unknown[] } {
+  if (typeof value !== 'object' || value === null) return false
+  const { organisations = [], users = [] } = value as Record<string, unknown>
+  return Array.isArray(organisations) && Array.isArray(users)
+}
+
+/**
+ * The entries of `list` that `schema` accepts (all of them when the file is `whole`), and how to
+ * put an issue of the `i`th of them back at that entry's place in `list`.
+ */
+function wholeEntries<S extends z.ZodType>(list: readonly unknown[], schema: S, whole: boolean) {
+  const at = whole
+    ? undefined
+    : list.flatMap((entry, i) => (schema.safeParse(entry).success ? [i] : []))
+  return {
+    items: (at ? at.map((i) => list[i]) : list) as z.output<S>[],
+    renumber: (issue: Issue): Issue => {
+      const [collection, i, ...rest] = issue.path
+      return at && typeof i === 'number'
+        ? { ...issue, path: [collection as PropertyKey, at[i] as number, ...rest] }
+        : issue
+    },
+  }
+}
+
+/** The `orgId` of an organisation of a file, whole or not. */
+const orgIdOf = (org: unknown) => (org as { orgId?: unknown } | null)?.orgId
+
+/** The `orgId`s declared twice, among every organisation that has one, whole or not. */
+function repeatedOrgIds(organisations: readonly unknown[]): Issue[] {
+  const named = organisations.flatMap((org, i) => {
+    const orgId = orgIdOf(org)
+    return typeof orgId === 'string' ? [{ orgId, i }] : []
   })
+  return repeatedIds(named, (o) => o.orgId, 'orgId').map((issue) => ({
+    ...issue,
+    path: ['organisations', named[issue.path[0] as number]?.i as number, ...issue.path.slice(1)],
+  }))
+}
+
+/** The problems of a file's organisations together: each key of one owner, groups and paths once. */
+function organisationsIssues(organisations: readonly DataFileOrganisation[]): Issue[] {
+  const keyOwners = new Map<string, string>()
+  return [
+    ...organisations.flatMap((org, i) =>
+      org.apiKeys.flatMap((key, j) => {
+        const owner = keyOwners.get(key)
+        keyOwners.set(key, owner ?? org.orgId)
+        return owner === undefined || owner === org.orgId
+          ? []
+          : [{ path: [i, 'apiKeys', j], message: `this is already a key of ${owner}` }]
+      }),
+    ),
+    ...organisations.flatMap((org, i) => organisationIssues(org).map(under(i))),
+  ].map(under('organisations'))
+}
+
+/**
+ * The problems of a file's users against its organisations: each names one the file has (`named`,
+ * every organisation, whole or not), and what it refers to is declared by it (`organisations`, the
+ * whole ones).
+ */
+function usersIssues(
+  users: readonly DataFileUser[],
+  organisations: readonly DataFileOrganisation[],
+  named: readonly unknown[],
+): Issue[] {
+  const orgIds = new Set(named.map(orgIdOf))
+  const byId = new Map(organisations.map((org) => [org.orgId, declaredBy(org)]))
+  return [
+    ...users.flatMap((user, i) =>
+      orgIds.has(user.orgId)
+        ? []
+        : [{ path: [i, 'orgId'], message: `no organisation ${user.orgId} in organisations` }],
+    ),
+    ...userReferenceIssues(
+      users,
+      (i) => byId.get(users[i]?.orgId ?? '') ?? null,
+      (i) => users[i]?.orgId ?? '',
+    ),
+  ].map(under('users'))
+}
 
 export type DataFile = z.input<typeof dataFileSchema>
 export type ResolvedDataFile = z.output<typeof dataFileSchema>
@@ -309,15 +372,4 @@ export function dataFileJsonSchema(): Record<string, unknown> {
     description:
       'Organisations and users in exact states, for `identify-api-mock serve --data FILE` and `createMockApi({ data })`.',
   }
-}
-
-/**
- * A JSON path as the data file's errors name it: `users[1].registrationStatus`.
- *
- * @example jsonPath(['users', 1, 'registrationStatus']) // 'users[1].registrationStatus'
- */
-export function jsonPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
-    .join('')
 }

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import { describeIssues } from './issues.ts'
 
 /**
  * Every error the mock and its server answer, by name: the status and message of each live in
@@ -109,9 +110,4 @@ export function toErrorResponse(error: unknown): WireResponse {
     { code: apiError.status, message: apiError.message },
     apiError.headers,
   )
-}
-
-/** Validation issues in one line, e.g. `status: expected a number; count: too small`. */
-export function describeIssues(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>) {
-  return issues.map((i) => `${i.path.map(String).join('.') || 'value'}: ${i.message}`).join('; ')
 }

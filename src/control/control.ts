@@ -4,12 +4,12 @@ import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import {
   ApiError,
-  describeIssues,
   InvalidInput,
   jsonResponse,
   toErrorResponse,
   type WireResponse,
 } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
 import { hashSecret, headerSecretSchema } from '../base/secrets.ts'
 import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
 import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'

@@ -31,6 +31,12 @@ const operations = apiRoutes.map(({ operation }) => operation) as [Operation, ..
 export const statusesOf = (operation: Operation): number[] =>
   operationErrors[operation].map((code: ApiErrorCode) => apiErrors[code].status)
 
+/** `[400, 403, 500]` as `400, 403 or 500`. */
+const inWords = (statuses: readonly number[]) =>
+  statuses.length < 2
+    ? statuses.join('')
+    : `${statuses.slice(0, -1).join(', ')} or ${statuses.at(-1)}`
+
 /**
  * A forced fault, as `failNext` and `POST /__mock/faults` take it.
  *
@@ -47,9 +53,14 @@ export const faultSchema = z
     /** With `orgId`: taken only by calls for this user id too. */
     id: identifyUserRequestSchema.shape.id.optional(),
   })
-  .refine((fault) => statusesOf(fault.operation).includes(fault.status), {
-    message: 'status must be one of the documented error statuses of the operation',
-    path: ['status'],
+  .superRefine(({ operation, status }, context) => {
+    const statuses = statusesOf(operation)
+    if (statuses.includes(status)) return
+    context.addIssue({
+      code: 'custom',
+      message: `${operation} documents ${inWords(statuses)}: a fault takes one of them`,
+      path: ['status'],
+    })
   })
   .refine((fault) => fault.id === undefined || fault.orgId !== undefined, {
     message: 'a fault for one user id needs its orgId too',

@@ -55,6 +55,16 @@ export type ApiRoute = (typeof apiRoutes)[number]
 /** The API's operations, by name. */
 export type Operation = ApiRoute['operation']
 
+/**
+ * The row of {@link apiRoutes} for `operation`: read a route by what it does, never by its place
+ * in the table (a row inserted above another would change what a position means).
+ *
+ * @example apiRouteOf('delete').method // 'DELETE'
+ */
+export function apiRouteOf<O extends Operation>(operation: O): Extract<ApiRoute, { operation: O }> {
+  return apiRoutes.find((row) => row.operation === operation) as Extract<ApiRoute, { operation: O }>
+}
+
 /** An API call as the journal keeps it: an operation and what it asked. */
 export type ApiCall = ReturnType<ApiRoute['begin']>['call']
 

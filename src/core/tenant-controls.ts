@@ -3,6 +3,7 @@ import { ApiError, InvalidInput } from '../base/errors.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
+import { withUserIdsFree } from '../model/user-ids.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import {
   generateApiKey,
@@ -138,7 +139,7 @@ export class TenantControls implements OrganisationControls {
    */
   async reset(orgId: string): Promise<void> {
     const { transactions, dataset } = this.#deps
-    await transactions.transact(async ({ db }) => {
+    await transactions.transact(async ({ db, generateUserId }) => {
       if (!this.has(orgId)) throw new ApiError('notFound')
       const created = db.organisationStarts.get(orgId)
       const start: MockState = created
@@ -146,7 +147,7 @@ export class TenantControls implements OrganisationControls {
         : organisationSlice(dataset.state, orgId)
       const startRecord = created && { orgId, records: created.records }
       db.removeOrganisation(orgId)
-      await db.add(start)
+      await db.add(withUserIdsFree(start, db.usersByUserId, generateUserId))
       if (startRecord) await db.collections.organisationStarts.create(startRecord)
       this.#deps.forgetCallsOf(orgId)
     })

@@ -1,7 +1,7 @@
 import type { DataFileOrganisation, OrganisationUser, ResolvedDataFile } from '../api/data-file.ts'
-import { jsonPath } from '../api/data-file.ts'
 import { profileOrNull } from '../api/profile-fields.ts'
 import { InvalidInput } from '../base/errors.ts'
+import { jsonPath } from '../base/issues.ts'
 import { hashSecret } from '../base/secrets.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
 import { emptyState, type MockState } from './database.ts'

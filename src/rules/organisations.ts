@@ -1,12 +1,12 @@
 import type { z } from 'zod'
 import {
-  jsonPath,
   type organisationInputSchema,
   type PutUser,
   putUserSchema,
   userReferenceIssues,
 } from '../api/data-file.ts'
 import { ApiError, apiErrors, InvalidInput } from '../base/errors.ts'
+import { describeIssues, jsonPath } from '../base/issues.ts'
 import { randomText } from '../base/secrets.ts'
 import { emptyState, type MockState } from '../model/database.ts'
 import { apiKeyRecord, organisationRecordsOf, userRecordsOf } from '../model/declared-data.ts'
@@ -28,33 +28,10 @@ function invalid(detail: string): InvalidInput {
   return new InvalidInput(`${apiErrors.invalidRequest.message}: ${detail}`)
 }
 
-type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] }
-
-/** `issues` in one line, each path as a data file's errors name it (`users[1].registrationStatus`). */
-function describe(issues: readonly Issue[]): string {
-  return withBranches(issues)
-    .map(({ path, message }) => `${jsonPath(path) || 'body'}: ${message}`)
-    .join('; ')
-}
-
-/**
- * `issues` with each failed union (`users`: a count or a list) replaced by the issues of the
- * branch of the value's own type, when one branch is: what the client meant to send.
- */
-function withBranches(issues: readonly Issue[]): Issue[] {
-  return issues.flatMap((issue) => {
-    const branch = issue.errors?.find(
-      (b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0),
-    )
-    if (issue.code !== 'invalid_union' || !branch) return [issue]
-    return withBranches(branch).map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
-  })
-}
-
 /** `input` parsed by `schema`; a `TypeError` that names each problem's path otherwise. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const parsed = schema.safeParse(input)
-  if (!parsed.success) throw invalid(describe(parsed.error.issues))
+  if (!parsed.success) throw invalid(describeIssues(parsed.error.issues, 'body'))
   return parsed.data
 }
 
@@ -139,7 +116,7 @@ export async function putUser(
     () => declared,
     () => orgId,
   ).map((issue) => ({ ...issue, path: issue.path.slice(1) }))
-  if (issues.length > 0) throw invalid(describe(issues))
+  if (issues.length > 0) throw invalid(describeIssues(issues, 'body'))
   const existing = db.users.get(orgKey(orgId, id))
   const userId = user.userId ?? existing?.userId ?? ctx.generateUserId()
   const owner = db.usersByUserId.get(userId)

@@ -2,10 +2,11 @@
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
-import { jsonPath } from '../api/data-file.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
+import { type Issue, issueLines } from '../base/issues.ts'
 import { controlRoutes } from '../control/control.ts'
+import { unknownVariables } from '../flags/unknown-variables.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { addVerifyCommand } from '../verify/node/command.ts'
 import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
@@ -106,21 +107,18 @@ async function readDataFile(path: string): Promise<unknown> {
  * Schema issues in one line, each named by its flag where one flag gave the value; those of the
  * data file one line each, naming `dataFile` and the path in it (`users[1].registrationStatus`).
  */
-function describeForCli(
-  issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>,
-  dataFile: string | undefined,
-): string {
+function describeForCli(issues: readonly Issue[], dataFile: string | undefined): string {
   const inData = issues.filter((issue) => issue.path[0] === 'data')
   const told = issues
     .filter((issue) => issue.path[0] !== 'data')
     .map((issue) => {
-      const path = issue.path.map(String).join('.')
-      const flag = flagOf(path)
-      return flag ? `${flag} ${issue.message}` : `Invalid options: ${path}: ${issue.message}`
+      const flag = flagOf(issue.path.map(String).join('.'))
+      return flag ? `${flag} ${issue.message}` : `Invalid options: ${issueLines([issue])}`
     })
-  const lines = inData.map(
-    (issue) => `${dataFile}: ${jsonPath(issue.path.slice(1)) || '(the file)'}: ${issue.message}`,
-  )
+  const lines = issueLines(
+    inData.map((issue) => ({ ...issue, path: issue.path.slice(1) })),
+    '(the file)',
+  ).map((line) => `${dataFile}: ${line}`)
   return [...(told.length > 0 ? [told.join('; ')] : []), ...lines].join('\n')
 }
 
@@ -253,11 +251,28 @@ function oneLine(text: string): string {
     .replace(/\s*\n\s*/g, ' ')
 }
 
+/** The prefix of every variable the CLI reads. */
+const envPrefix = 'IDENTIFY_API_MOCK_'
+/** Variables of this project's own test suite (the image its container tests run), not options. */
+const reserved = ['IDENTIFY_API_MOCK_TEST_']
+
 function fail(message: string): never {
   const lines = message.split('\n').map((line) => `identify-api-mock: ${line}\n`)
   process.stderr.write(lines.join(''))
   process.exit(1)
 }
+
+// Before any command runs: a misspelt variable would be ignored without a word.
+program.hook('preAction', () => {
+  const known = program.commands.flatMap((command) =>
+    command.options.flatMap((option) => (option.envVar ? [option.envVar] : [])),
+  )
+  for (const { name, closest } of unknownVariables(process.env, envPrefix, known, reserved)) {
+    process.stderr.write(
+      `identify-api-mock: warning: ${name} is set, but no option reads it${closest ? ` (did you mean ${closest}?)` : ''}\n`,
+    )
+  }
+})
 
 program
   .parseAsync()

@@ -76,3 +76,32 @@ export const serverOptionsSchema = mockApiOptionsSchema
 
 export type ServerOptions = z.input<typeof serverOptionsSchema>
 export type ResolvedServerOptions = z.output<typeof serverOptionsSchema>
+
+/** The names of the mock's own options: every other option of the server is the server's. */
+type MockOptionName = keyof typeof mockApiOptionsSchema.shape
+const mockOptionNames = new Set<string>(Object.keys(mockApiOptionsSchema.shape))
+
+/**
+ * Resolved server options split into the mock's (those {@link mockApiOptionsSchema} declares)
+ * and the server's own (all the others), read from the schemas rather than listed: an option
+ * added to {@link serverOptionsSchema} is the server's with no other line.
+ *
+ * @example
+ * const { mock, server } = splitServerOptions(serverOptionsSchema.parse({ port: 0, maxUsers: 10 }))
+ * server.port // 0
+ * mock.maxUsers // 10
+ */
+export function splitServerOptions(options: ResolvedServerOptions): {
+  mock: Pick<ResolvedServerOptions, MockOptionName>
+  server: Omit<ResolvedServerOptions, MockOptionName>
+} {
+  const mock: Record<string, unknown> = {}
+  const server: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(options)) {
+    ;(mockOptionNames.has(name) ? mock : server)[name] = value
+  }
+  return {
+    mock: mock as Pick<ResolvedServerOptions, MockOptionName>,
+    server: server as Omit<ResolvedServerOptions, MockOptionName>,
+  }
+}

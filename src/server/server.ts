@@ -13,7 +13,7 @@ import {
   type SiteAnswer,
 } from './listener.ts'
 import { memoryReleaser } from './memory-release.ts'
-import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
+import { type ServerOptions, serverOptionsSchema, splitServerOptions } from './server-options.ts'
 import { createStateFileStore } from './state-store.ts'
 import { pinnedWebhookTransport } from './webhook-transport.ts'
 
@@ -41,21 +41,12 @@ export class ServerStartError extends Error {
  * const { url, close } = await startServer({ port: 0 })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const {
-    port,
-    host,
-    control,
-    controlToken,
-    allowedHosts,
-    cors,
-    headersTimeoutMs,
-    requestTimeoutMs,
-    keepAliveTimeoutMs,
-    maxRequestsPerSocket,
-    maxConnections,
-    stateFile,
-    ...mockOptions
-  } = parseOptions(serverOptionsSchema, options)
+  const { mock: mockOptions, server: own } = splitServerOptions(
+    parseOptions(serverOptionsSchema, options),
+  )
+  const { port, host, control, controlToken, allowedHosts, cors, stateFile } = own
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = own
+  const { maxRequestsPerSocket, maxConnections } = own
   const frontDoor = { allowedHosts, cors }
   let connections = 0
   const listenerOptions = {
@@ -65,7 +56,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     openConnections: () => connections,
     frontDoor,
   }
-  const store = stateFile === undefined ? undefined : createStateFileStore(stateFile)
+  const store =
+    stateFile === undefined ? undefined : createStateFileStore(stateFile, mockOptions.data)
   const core = new MockCore(seedDataset, mockOptions, store, pinnedWebhookTransport)
   const served = createAnswer(core, listenerOptions)
   await core.ready

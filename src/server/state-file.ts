@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { profileOrNull } from '../api/profile-fields.ts'
-import { describeIssues } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import type { MockState, PendingChanges } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import type { ResolvedDataFile } from '../api/data-file.ts'
+import { jsonPath } from '../base/issues.ts'
 import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
 import { collectionNames } from '../model/collections.ts'
@@ -16,11 +18,14 @@ export interface StateFileStore extends StateStore {
 /**
  * Keeps the mock's records in the state file at `path`. A new file starts from the seeded data;
  * an existing one is the state to start from, with the `organisations` given on the command line
- * (`--org`, `--api-key`) applied on top: an organisation the file lacks is added with its seeded
- * records, and every key given opens its organisation.
+ * (`--org`, `--api-key`) and those of the data file `data` (`--data`) applied on top: an
+ * organisation the file lacks is added with its seeded and declared records, one it holds keeps
+ * its records as the file has them, and every key given opens its organisation. A `userId` the
+ * data file gives that a user of the state holds is refused with a {@link StateFileError}.
  */
 export function createStateFileStore(
   path: string,
+  data?: ResolvedDataFile,
   warn: (message: string) => void = (message) =>
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
@@ -42,7 +47,9 @@ export function createStateFileStore(
       file = opened
       try {
         const state = opened.loaded ? opened.read() : seeded.state
-        if (!opened.loaded || applyOrganisations(state, seeded.state, organisations)) {
+        if (opened.loaded && data) refuseHeldUserIds(state, data)
+        const added = [...organisations, ...(data?.organisations ?? [])]
+        if (!opened.loaded || applyOrganisations(state, seeded.state, added)) {
           opened.replace(state)
         }
         return opened.loaded
@@ -61,11 +68,29 @@ export function createStateFileStore(
   }
 }
 
+/**
+ * Throws when a user of `data`, in an organisation `state` lacks (which is added from the file),
+ * gives a `userId` a user of `state` holds: a `userId` is held by one user at every moment.
+ */
+function refuseHeldUserIds(state: MockState, data: ResolvedDataFile): void {
+  const orgIds = new Set(state.organisations.map((o) => o.orgId))
+  const held = new Set(state.users.map((u) => u.userId))
+  data.users.forEach((user, i) => {
+    if (user.userId === undefined || orgIds.has(user.orgId) || !held.has(user.userId)) return
+    throw new StateFileError(
+      `the data file's ${jsonPath(['users', i, 'userId'])}: a user of the state file has this userId`,
+    )
+  })
+}
+
 /** Adds what `organisations` name and `state` lacks; whether anything was added. */
 function applyOrganisations(
   state: MockState,
   seeded: MockState,
-  organisations: ResolvedMockApiOptions['organisations'],
+  organisations: readonly Pick<
+    ResolvedMockApiOptions['organisations'][number],
+    'orgId' | 'apiKeys'
+  >[],
 ): boolean {
   let changed = false
   for (const { orgId, apiKeys } of organisations) {

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { deleteUserResponseSchema, identifyUserResponseSchema } from '../api/api-schemas.ts'
-import { describeIssues } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
 import { errorRow } from './error-row.ts'
 import type { Answer } from './exchange.ts'
 import { createdProfile, type StepName, updatedProfile } from './plan.ts'

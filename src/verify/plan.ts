@@ -1,4 +1,4 @@
-import { apiRoutes } from '../core/routes.ts'
+import { apiRouteOf } from '../core/routes.ts'
 import type { ResolvedVerifyOptions } from './verify-options.ts'
 
 /** The names and values one run works with; every id but `orgId` is made up for the run. */
@@ -57,7 +57,8 @@ export const createdProfile = {
 /** What the second identify sends in `data`; the rest of {@link createdProfile} is omitted. */
 export const updatedProfile = { firstName: 'Verified', region: 'Nowhere Region' } as const
 
-const [identifyRoute, deleteRoute] = apiRoutes
+const identifyRoute = apiRouteOf('identify')
+const deleteRoute = apiRouteOf('delete')
 
 /** The path of the delete route for `orgId` and `id`, percent-encoded. */
 export function deletePath(orgId: string, id: string): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { describeIssues } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
 import { visibleAscii } from '../base/secrets.ts'
 
 /**

@@ -239,6 +239,26 @@ describe('a bad data file', { timeout: 30_000 }, () => {
     )
   })
 
+  it('is refused with every problem at once: values and references together', async () => {
+    await expectRefused(
+      {
+        organisations: [org, { orgId: 'broken', apiKeys: 'not a list' }],
+        users: [
+          { ...user, registrationStatus: 'gone' },
+          { ...user, id: 'u2', userGroups: ['h'] },
+          { ...user, id: 'u3', orgId: 'broken' },
+          { ...user, id: 'u4', orgId: 'nobody' },
+        ],
+      },
+      [
+        /organisations\[1\]\.apiKeys: /,
+        /users\[0\]\.registrationStatus: .*registered.*unregistered.*archived/,
+        /users\[3\]\.orgId: no organisation nobody/,
+        /users\[1\]\.userGroups\[0\]: the organisation declares no user group h/,
+      ],
+    )
+  })
+
   it('is refused when it is not JSON, or cannot be read', async () => {
     await expectRefused('{"organisations": [', [/not JSON/])
     const cli = runCli(['serve', '--port', '0', '--data', join(dir, 'missing.json')])
@@ -255,7 +275,20 @@ describe('a bad data file', { timeout: 30_000 }, () => {
           users: [{ ...user, registrationStatus: 'gone' as 'archived' }],
         },
       }),
-    ).toThrow(/Invalid options: data\.users\.0\.registrationStatus: /)
+    ).toThrow(/Invalid options: data\.users\[0\]\.registrationStatus: /)
+    expect(() =>
+      createMockApi({
+        data: {
+          organisations: [org],
+          users: [
+            { ...user, registrationStatus: 'gone' as 'archived' },
+            { ...user, id: 'u2', registrationStatus: 'archived' as const, userGroups: ['h'] },
+          ],
+        },
+      }),
+    ).toThrow(
+      /^Invalid options: data\.users\[0\]\.registrationStatus: [^;]+; data\.users\[1\]\.userGroups\[0\]: the organisation declares no user group h$/,
+    )
   })
 })
 

@@ -74,8 +74,13 @@ describe('createMockApi', () => {
   })
 
   it('refuses a fault that is not a documented error of its operation', () => {
-    expect(() => a.failNext('identify', { status: 404 })).toThrow(/status/)
+    expect(() => a.failNext('identify', { status: 404 })).toThrow(
+      'Invalid fault: status: identify documents 400, 403 or 500: a fault takes one of them',
+    )
     expect(() => a.failNext('delete', { status: 400 })).toThrow(TypeError)
+    expect(() => a.failNext('delete', { status: 400 })).toThrow(
+      'Invalid fault: status: delete documents 403, 404 or 500: a fault takes one of them',
+    )
     expect(() => a.failNext('delete', { status: 500, count: 0 })).toThrow(/count/)
   })
 

@@ -15,7 +15,7 @@ describe('createMockApi', () => {
     for (const key of unsendable) {
       expect(() => createMockApi({ organisations: [{ orgId: 'acme', apiKeys: [key] }] })).toThrow(
         new TypeError(
-          'Invalid options: organisations.0.apiKeys.0: must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it',
+          'Invalid options: organisations[0].apiKeys[0]: must be visible ASCII only (0x21 to 0x7E), as an HTTP header carries it',
         ),
       )
     }
@@ -42,7 +42,7 @@ describe('identify-api-mock serve', () => {
   it('exits 1 with one line for a non-ASCII --api-key or --control-token', async () => {
     await expectRefusal(
       ['serve', '--port', '0', '--org', 'acme', '--api-key', 'clé'],
-      /^identify-api-mock: Invalid options: organisations\.0\.apiKeys\.0: must be visible ASCII only/,
+      /^identify-api-mock: Invalid options: organisations\[0\]\.apiKeys\[0\]: must be visible ASCII only/,
     )
     await expectRefusal(
       ['serve', '--port', '0', '--control-token', 'tøken'],

@@ -56,7 +56,7 @@ describe('a control endpoint that hits a bug', () => {
     await expectError(
       await post('/__mock/faults', { operation: 'delete', status: 418 }),
       400,
-      'Invalid fault: status: status must be one of the documented error statuses of the operation',
+      'Invalid fault: status: delete documents 403, 404 or 500: a fault takes one of them',
     )
   })
 })

@@ -196,7 +196,7 @@ describe('bound to every address: the same rule', () => {
   it('refuses an allowed host that is not a host name, naming the option', async () => {
     for (const allowedHosts of [['mock.lan:80'], ['http://mock.lan'], ['a b'], ['.'], ['*']]) {
       await expect(startServer({ port: 0, allowedHosts })).rejects.toThrow(
-        /^Invalid options: allowedHosts\.0: /,
+        /^Invalid options: allowedHosts\[0\]: /,
       )
     }
   })
@@ -423,7 +423,7 @@ describe('CORS', () => {
 
   it('refuses a CORS entry that is not an origin, naming the option', async () => {
     for (const cors of [['localhost:5173'], ['http://localhost:5173/'], ['*']]) {
-      await expect(startServer({ port: 0, cors })).rejects.toThrow(/^Invalid options: cors\.0: /)
+      await expect(startServer({ port: 0, cors })).rejects.toThrow(/^Invalid options: cors\[0\]: /)
     }
   })
 })
@@ -454,11 +454,11 @@ describe('identify-api-mock serve --allowed-host --cors', () => {
   it('exits 1 with one line for an allowed host or an origin it cannot use', async () => {
     await expectRefusal(
       ['serve', '--port', '0', '--cors', 'localhost:5173'],
-      /cors\.0: expected an origin/,
+      /cors\[0\]: expected an origin/,
     )
     await expectRefusal(
       ['serve', '--port', '0', '--allowed-host', 'http://mock.lan'],
-      /allowedHosts\.0: expected a host name/,
+      /allowedHosts\[0\]: expected a host name/,
     )
   }, 30_000)
 })

@@ -94,11 +94,11 @@ describe('serve --webhook-… refusals', () => {
   it('refuses a bad URL, a bad secret, a secret without a URL and a bad schedule', async () => {
     await expectRefusal(
       ['serve', '--port', '0', '--webhook-url', 'ftp://x.test'],
-      /Invalid options: webhooks\.0\.url: expected an http: or https: URL/,
+      /Invalid options: webhooks\[0\]\.url: expected an http: or https: URL/,
     )
     await expectRefusal(
       ['serve', '--port', '0', '--webhook-url', receiver.url, '--webhook-secret', 'nope'],
-      /webhooks\.0\.secret: expected whsec_/,
+      /webhooks\[0\]\.secret: expected whsec_/,
     )
     await expectRefusal(
       ['serve', '--port', '0', '--webhook-secret', generateWebhookSecret()],
