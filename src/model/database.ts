@@ -190,9 +190,8 @@ export class Database {
     record: MockState[C][number],
     fields: Partial<MockState[C][number]>,
   ): void {
-    const before = Object.fromEntries(
-      Object.keys(fields).map((field) => [field, (record as Record<string, unknown>)[field]]),
-    )
+    const before: Record<string, unknown> = {}
+    for (const field in fields) before[field] = (record as Record<string, unknown>)[field]
     this.#record({ collection, op: 'put', record, before } as Logged)
     Object.assign(record, fields)
   }
