@@ -66,7 +66,7 @@ export async function ruleCosts(sized: { ctx: RuleContext; ids: string[] }, time
       () => redeemSignInToken(ctx, orgId, token),
       {
         beforeEach: async () => {
-          token = await mintSignInToken(ctx, someone)
+          token = mintSignInToken(ctx, someone)
         },
       },
       timeMs,

@@ -29,15 +29,6 @@ export type ProfileField = keyof ProfileFields
 
 export const profileFieldNames: readonly ProfileField[] = profileFieldsSchema.keyof().options
 
-/** The profile fields of `record`, in the order they are declared (on every identify answer). */
-export function profileOf<R extends { [F in ProfileField]: unknown }>(
-  record: R,
-): Pick<R, ProfileField> {
-  const profile = {} as Pick<R, ProfileField>
-  for (const field of profileFieldNames) profile[field] = record[field]
-  return profile
-}
-
 /**
  * The profile fields of `fields`, each one it does not set `null`: a user's profile as it is stored.
  *

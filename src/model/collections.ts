@@ -14,10 +14,12 @@ import {
 
 /**
  * Every collection of the mock, described once: its record schema, the fields of its natural key
- * (what a state file matches a later change of the record by) and, for the records that belong to
- * a user, `ofUser` (a deleted user's records are removed from those; its groups stay). The
- * `Collections`, the state and its schema, the state file's keys and the delete cascade are read
- * from here, in this order.
+ * (what a state file matches a later change of the record by), for the records that belong to a
+ * user `ofUser` (a deleted user's records are removed from those; its groups stay), and for the
+ * short-lived credentials `credential` (kept in a `CredentialStore` by their key, the hash of
+ * their secret, rather than in an `@msw/data` collection: docs/decisions/credential-store.md). The
+ * `Collections`, the stores, the state and its schema, the state file's keys and the delete cascade
+ * are read from here, in this order.
  */
 export const collectionTable = describeCollections({
   organisations: { schema: organisationRecordSchema, key: ['orgId'] },
@@ -27,8 +29,18 @@ export const collectionTable = describeCollections({
   learningPaths: { schema: learningPathRecordSchema, key: ['orgId', 'learningPathId'] },
   learningProgress: { schema: learningProgressRecordSchema, key: ['userId'], ofUser: true },
   certificates: { schema: certificateRecordSchema, key: ['certificateId'], ofUser: true },
-  signInTokens: { schema: signInTokenRecordSchema, key: ['tokenHash'], ofUser: true },
-  webViewSessions: { schema: webViewSessionRecordSchema, key: ['sessionHash'], ofUser: true },
+  signInTokens: {
+    schema: signInTokenRecordSchema,
+    key: ['tokenHash'],
+    ofUser: true,
+    credential: true,
+  },
+  webViewSessions: {
+    schema: webViewSessionRecordSchema,
+    key: ['sessionHash'],
+    ofUser: true,
+    credential: true,
+  },
   organisationStarts: { schema: organisationStartRecordSchema, key: ['orgId'] },
 })
 
@@ -38,6 +50,7 @@ interface CollectionDescription<S extends z.ZodObject> {
   /** One field, or an organisation's id and the record's own id within it. */
   key: readonly [FieldOf<S>] | readonly ['orgId', FieldOf<S>]
   ofUser?: true
+  credential?: true
 }
 
 type FieldOf<S extends z.ZodObject> = keyof z.output<S> & string
@@ -63,7 +76,19 @@ export type UserCollectionName = {
   [C in CollectionName]: (typeof collectionTable)[C] extends { ofUser: true } ? C : never
 }[CollectionName]
 
+/** The collections of short-lived credentials, each kept in a `CredentialStore`. */
+export type CredentialCollectionName = {
+  [C in CollectionName]: (typeof collectionTable)[C] extends { credential: true } ? C : never
+}[CollectionName]
+
+/** The collections of the model a test reads and seeds: each an `@msw/data` collection. */
+export type ModelCollectionName = Exclude<CollectionName, CredentialCollectionName>
+
 export const collectionNames = Object.keys(collectionTable) as CollectionName[]
+
+export const modelCollectionNames = collectionNames.filter(
+  (name): name is ModelCollectionName => !('credential' in collectionTable[name]),
+)
 
 export const userCollectionNames = collectionNames.filter(
   (name): name is UserCollectionName => 'ofUser' in collectionTable[name],

@@ -1,35 +1,48 @@
 import { z } from 'zod'
 import {
   type CollectionName,
+  type CredentialCollectionName,
   collectionNames,
   collectionTable,
   forEachCollection,
   hasOrgId,
+  type ModelCollectionName,
+  modelCollectionNames,
   type RecordSchemaOf,
   type UserCollectionName,
   userCollectionNames,
 } from './collections.ts'
-import { GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
+import { CredentialStore } from './credential-store.ts'
+import { type CollectionObserver, GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
 import { PartitionedCollection, type StoredOf } from './partitioned-collection.ts'
+import type { SignInTokenRecord, WebViewSessionRecord } from './records.ts'
 import { SecretFingerprints } from './secret-fingerprints.ts'
 import { TimeOrder } from './time-order.ts'
 
 /**
- * The `@msw/data` collections that hold every record of the mock. A consumer may read them with
+ * The `@msw/data` collections that hold the model a test reads and seeds: organisations, API keys
+ * (hashed), users, groups, learning paths, progress, certificates. A consumer may read them with
  * `@msw/data`'s query API and seed them with `create`. Each is partitioned (see
- * {@link PartitionedCollection}) so that a write costs the same at any size.
+ * {@link PartitionedCollection}) so that a write costs the same at any size. Sign-in tokens and
+ * web-view sessions are not among them: they live in stores of their own (see {@link Database}),
+ * and `state()` lists them.
  *
  * @example
  * const archived = api.db.users.findMany((q) => q.where({ registrationStatus: 'archived' }))
  */
 export function createCollections(): Collections {
-  return forEachCollection<Collections>(
-    (name) => new PartitionedCollection({ schema: collectionTable[name].schema }),
-  )
+  return Object.fromEntries(
+    modelCollectionNames.map((name) => [
+      name,
+      new PartitionedCollection({ schema: collectionTable[name].schema }),
+    ]),
+  ) as Collections
 }
 
-/** One partitioned `@msw/data` collection for each collection of {@link collectionTable}. */
-export type Collections = { [C in CollectionName]: PartitionedCollection<RecordSchemaOf<C>> }
+/** One partitioned `@msw/data` collection for each collection of the model (see {@link createCollections}). */
+export type Collections = {
+  [C in ModelCollectionName]: PartitionedCollection<RecordSchemaOf<C>>
+}
 
 /** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
 export const mockStateSchema = z.strictObject(
@@ -67,48 +80,78 @@ export interface PendingChanges {
   bytes: number
 }
 
+/** A record as collection `C` of `api.db` holds it (named, so that declarations can name it). */
+type Stored<C extends ModelCollectionName> = StoredOf<RecordSchemaOf<C>>
+
+/** A collection or a credential store, as the operations on every record use either. */
+interface RecordHolder {
+  create(record: never): unknown
+  delete(record: never): unknown
+  all(): object[]
+  observe(observer: CollectionObserver<never>): void
+}
+
 /**
- * The collections with the indexes the rules look records up by, so that no lookup by
- * `(orgId, id)`, key, token or user scans a collection. A reset builds a new `Database`
- * rather than clearing this one.
+ * The collections and the credential stores, with the indexes the rules look records up by, so
+ * that no lookup by `(orgId, id)`, key, token or user scans a collection. A reset builds a new
+ * `Database` rather than clearing this one.
  */
 export class Database {
   readonly collections: Collections = createCollections()
-  readonly organisations = new UniqueIndex(this.collections.organisations, (r) => r.orgId)
-  readonly apiKeys = new UniqueIndex(this.collections.apiKeys, (r) => r.keyHash)
-  readonly users = new UniqueIndex(this.collections.users, (r) => orgKey(r.orgId, r.id))
-  readonly usersByUserId = new UniqueIndex(this.collections.users, (r) => r.userId)
-  readonly userGroups = new UniqueIndex(this.collections.userGroups, (r) =>
+  /** The sign-in tokens, by the hash of each token: not an `@msw/data` collection. */
+  readonly signInTokens = new CredentialStore<SignInTokenRecord>((r) => r.tokenHash)
+  /** The web-view sessions, by the hash of each session id: not an `@msw/data` collection. */
+  readonly webViewSessions = new CredentialStore<WebViewSessionRecord>((r) => r.sessionHash)
+  readonly organisations = new UniqueIndex<Stored<'organisations'>>(
+    this.collections.organisations,
+    (r) => r.orgId,
+  )
+  readonly apiKeys = new UniqueIndex<Stored<'apiKeys'>>(this.collections.apiKeys, (r) => r.keyHash)
+  readonly users = new UniqueIndex<Stored<'users'>>(this.collections.users, (r) =>
+    orgKey(r.orgId, r.id),
+  )
+  readonly usersByUserId = new UniqueIndex<Stored<'users'>>(this.collections.users, (r) => r.userId)
+  readonly userGroups = new UniqueIndex<Stored<'userGroups'>>(this.collections.userGroups, (r) =>
     orgKey(r.orgId, r.groupId),
   )
-  readonly learningPaths = new UniqueIndex(this.collections.learningPaths, (r) =>
-    orgKey(r.orgId, r.learningPathId),
+  readonly learningPaths = new UniqueIndex<Stored<'learningPaths'>>(
+    this.collections.learningPaths,
+    (r) => orgKey(r.orgId, r.learningPathId),
   )
-  readonly learningProgress = new UniqueIndex(this.collections.learningProgress, (r) => r.userId)
-  readonly certificates = new GroupIndex(this.collections.certificates, (r) => r.userId)
-  readonly userGroupsByOrgId = new GroupIndex(this.collections.userGroups, (r) => r.orgId)
-  readonly signInTokens = new UniqueIndex(this.collections.signInTokens, (r) => r.tokenHash)
-  readonly signInTokensByUserId = new GroupIndex(this.collections.signInTokens, (r) => r.userId)
-  readonly signInTokensByExpiry = new TimeOrder(this.collections.signInTokens, (r) =>
-    Date.parse(r.expiresAt),
-  )
-  readonly webViewSessions = new UniqueIndex(this.collections.webViewSessions, (r) => r.sessionHash)
-  readonly webViewSessionsByUserId = new GroupIndex(
-    this.collections.webViewSessions,
+  readonly learningProgress = new UniqueIndex<Stored<'learningProgress'>>(
+    this.collections.learningProgress,
     (r) => r.userId,
   )
-  readonly organisationStarts = new UniqueIndex(this.collections.organisationStarts, (r) => r.orgId)
-  readonly webViewSessionsByStart = new TimeOrder(this.collections.webViewSessions, (r) =>
+  readonly certificates = new GroupIndex<Stored<'certificates'>>(
+    this.collections.certificates,
+    (r) => r.userId,
+  )
+  readonly userGroupsByOrgId = new GroupIndex<Stored<'userGroups'>>(
+    this.collections.userGroups,
+    (r) => r.orgId,
+  )
+  readonly signInTokensByUserId = new GroupIndex(this.signInTokens, (r) => r.userId)
+  readonly signInTokensByExpiry = new TimeOrder(this.signInTokens, (r) => Date.parse(r.expiresAt))
+  readonly webViewSessionsByUserId = new GroupIndex(this.webViewSessions, (r) => r.userId)
+  readonly organisationStarts = new UniqueIndex<Stored<'organisationStarts'>>(
+    this.collections.organisationStarts,
+    (r) => r.orgId,
+  )
+  readonly webViewSessionsByStart = new TimeOrder(this.webViewSessions, (r) =>
     Date.parse(r.createdAt),
   )
   /** The secrets held in clear since the start, for the journal's redaction to find. */
-  readonly secretFingerprints = new SecretFingerprints(this.collections)
+  readonly secretFingerprints = new SecretFingerprints({
+    apiKeys: this.collections.apiKeys,
+    signInTokens: this.signInTokens,
+    webViewSessions: this.webViewSessions,
+  })
   /**
    * The records of a user, by its `userId`, in each collection whose records belong to one: what
    * {@link removeRecordsOf} removes.
    */
   readonly #byUser: {
-    [C in UserCollectionName]: (userId: string) => StoredOf<RecordSchemaOf<C>>[]
+    [C in UserCollectionName]: (userId: string) => readonly object[]
   } = {
     learningProgress: (userId) =>
       [this.learningProgress.get(userId)].filter((r) => r !== undefined),
@@ -126,7 +169,7 @@ export class Database {
 
   constructor() {
     for (const collection of collectionNames) {
-      ;(this.collections[collection] as PartitionedCollection<never>).observe({
+      this.#holder(collection).observe({
         added: (record) => this.#record({ collection, op: 'put', record, created: true }),
         removed: (record) => this.#record({ collection, op: 'delete', record }),
       })
@@ -147,9 +190,8 @@ export class Database {
     record: MockState[C][number],
     fields: Partial<MockState[C][number]>,
   ): void {
-    const before = Object.fromEntries(
-      Object.keys(fields).map((field) => [field, (record as Record<string, unknown>)[field]]),
-    )
+    const before: Record<string, unknown> = {}
+    for (const field in fields) before[field] = (record as Record<string, unknown>)[field]
     this.#record({ collection, op: 'put', record, before } as Logged)
     Object.assign(record, fields)
   }
@@ -187,11 +229,11 @@ export class Database {
       // A record removed and created again is a new object: later changes name the old one.
       const recreated = new Map<object, object>()
       for (const change of this.#log.reverse()) {
-        const collection = this.collections[change.collection] as PartitionedCollection<never>
+        const collection = this.#holder(change.collection)
         const record = recreated.get(change.record) ?? change.record
         if (change.op === 'delete') {
           // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
-          recreated.set(change.record, await collection.create(copyOf(record) as never))
+          recreated.set(change.record, (await collection.create(copyOf(record) as never)) as object)
         } else if (change.created) collection.delete(record as never)
         else Object.assign(record, change.before)
       }
@@ -208,9 +250,8 @@ export class Database {
   /** Creates a copy of every record of `state`, each validated by its collection's schema. */
   async load(state: Partial<MockState>): Promise<void> {
     for (const name of collectionNames) {
-      const collection = this.collections[name] as PartitionedCollection<never>
       for (const record of state[name] ?? []) {
-        const stored: object = await collection.create(record as never)
+        const stored = (await this.#create(name, record)) as object
         const size = JSON.stringify(stored).length
         this.#sizes.set(stored, size)
         this.#bytes += size
@@ -225,14 +266,13 @@ export class Database {
    */
   async add(state: Partial<MockState>): Promise<void> {
     for (const name of collectionNames) {
-      const collection = this.collections[name] as PartitionedCollection<never>
-      for (const record of state[name] ?? []) await collection.create(copyOf(record) as never)
+      for (const record of state[name] ?? []) await this.#create(name, copyOf(record))
     }
   }
 
   /** Every record, one array per collection: the stored objects themselves, not copies. */
   records(): MockState {
-    return forEachCollection<MockState>((name) => this.collections[name].all())
+    return forEachCollection<MockState>((name) => this.#holder(name).all())
   }
 
   /**
@@ -241,8 +281,8 @@ export class Database {
    */
   removeRecordsOf(userId: string): void {
     for (const name of userCollectionNames) {
-      const collection = this.collections[name] as PartitionedCollection<never>
-      for (const record of this.#byUser[name](userId)) collection.delete(record as never)
+      const holder = this.#holder(name)
+      for (const record of this.#byUser[name](userId)) holder.delete(record as never)
     }
   }
 
@@ -257,17 +297,35 @@ export class Database {
     }
     for (const name of collectionNames) {
       if (!hasOrgId(name)) continue
-      const collection = this.collections[name] as PartitionedCollection<never>
-      for (const record of collection.all() as { orgId: string }[]) {
-        if (record.orgId === orgId) collection.delete(record as never)
+      const holder = this.#holder(name)
+      for (const record of holder.all() as { orgId: string }[]) {
+        if (record.orgId === orgId) holder.delete(record as never)
       }
     }
+  }
+
+  /** Where the records of collection `name` live: its `@msw/data` collection, or its store. */
+  #holder(name: CollectionName): RecordHolder {
+    return isCredential(name) ? this[name] : this.collections[name]
+  }
+
+  /**
+   * Stores a copy of `record` in collection `name`, validated by its schema: `@msw/data`'s
+   * `create` for the model, the schema's parse (which copies) for a credential store.
+   */
+  #create(name: CollectionName, record: object): unknown {
+    if (!isCredential(name)) return this.collections[name].create(record as never)
+    return this[name].create(collectionTable[name].schema.parse(record) as never)
   }
 
   /** A deep, plain copy of every record, one array per collection. */
   snapshot(): MockState {
     return structuredClone(this.records())
   }
+}
+
+function isCredential(name: CollectionName): name is CredentialCollectionName {
+  return 'credential' in collectionTable[name]
 }
 
 /** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */

@@ -1,18 +1,27 @@
-import type { z } from 'zod'
 import { flatString } from './flat-string.ts'
-import type { PartitionedCollection, StoredOf } from './partitioned-collection.ts'
 
-/** A record as a collection holds it: `R` with `@msw/data`'s internal keys. */
-export type StoredRecord<R> = StoredOf<z.ZodType<R>>
+/** Told of every record that enters or leaves a collection or store, synchronously. */
+export interface CollectionObserver<R> {
+  added(record: R): void
+  removed(record: R): void
+}
+
+/**
+ * Records that tell of each one that enters or leaves: a partitioned `@msw/data` collection, or
+ * the store of sign-in tokens or web-view sessions. The indexes below keep up with either.
+ */
+export interface ObservedRecords<R> {
+  observe(observer: CollectionObserver<R>): void
+}
 
 /**
  * A lookup by key that never scans the collection. The collection tells it of every record
  * created, deleted or replaced (by `update`) through it, a consumer's included.
  */
 export class UniqueIndex<R> {
-  readonly #map = new Map<string, StoredRecord<R>>()
+  readonly #map = new Map<string, R>()
 
-  constructor(collection: PartitionedCollection<z.ZodType<R>>, keyOf: (record: R) => string) {
+  constructor(collection: ObservedRecords<R>, keyOf: (record: R) => string) {
     collection.observe({
       added: (record) => {
         this.#map.set(flatString(keyOf(record)), record)
@@ -24,7 +33,7 @@ export class UniqueIndex<R> {
     })
   }
 
-  get(key: string): StoredRecord<R> | undefined {
+  get(key: string): R | undefined {
     return this.#map.get(key)
   }
 
@@ -38,9 +47,9 @@ export class UniqueIndex<R> {
  * one record keeps the record itself: most users have one certificate, and a `Set` costs 200 bytes.
  */
 export class GroupIndex<R> {
-  readonly #map = new Map<string, StoredRecord<R> | Set<StoredRecord<R>>>()
+  readonly #map = new Map<string, R | Set<R>>()
 
-  constructor(collection: PartitionedCollection<z.ZodType<R>>, keyOf: (record: R) => string) {
+  constructor(collection: ObservedRecords<R>, keyOf: (record: R) => string) {
     collection.observe({
       added: (record) => {
         const key = keyOf(record)
@@ -62,7 +71,7 @@ export class GroupIndex<R> {
   }
 
   /** The records of `key`, as a new array (a rule may delete them while going through it). */
-  get(key: string): StoredRecord<R>[] {
+  get(key: string): R[] {
     const group = this.#map.get(key)
     if (group === undefined) return []
     return group instanceof Set ? [...group] : [group]

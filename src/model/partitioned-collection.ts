@@ -2,6 +2,7 @@ import { Collection, OperationError, Query } from '@msw/data'
 import { createFromSerializedRecord } from '@msw/data/extensions/persist'
 import type { z } from 'zod'
 import { flatString } from './flat-string.ts'
+import type { CollectionObserver } from './indexes.ts'
 
 /** A record as a collection of schema `S` holds it: `S`'s output with `@msw/data`'s internal keys. */
 export type StoredOf<S extends z.ZodType> = ReturnType<Collection<S>['all']>[number]
@@ -16,12 +17,6 @@ type DeleteManyOptions<S extends z.ZodType> = NonNullable<
 >
 type UpdateData<S extends z.ZodType> = Parameters<Collection<S>['update']>[1]['data']
 type OrderBy<S extends z.ZodType> = NonNullable<FindManyOptions<S>['orderBy']>
-
-/** Told of every record that enters or leaves a {@link PartitionedCollection}, synchronously. */
-export interface CollectionObserver<R> {
-  added(record: R): void
-  removed(record: R): void
-}
 
 /**
  * How many records one partition holds before the next one opens. `@msw/data` finds a record to

@@ -1,4 +1,4 @@
-import type { Collections } from './database.ts'
+import type { ObservedRecords } from './indexes.ts'
 
 /**
  * A rolling fingerprint (Rabin–Karp) of every API key, sign-in token and web-view session the mock
@@ -20,10 +20,14 @@ export class SecretFingerprints {
   /** The lengths of {@link #byLength}, shortest first. */
   #lengths: number[] = []
 
-  constructor(collections: Collections) {
-    collections.apiKeys.observe({ added() {}, removed: (r) => this.#forget(r.keyHash) })
-    collections.signInTokens.observe({ added() {}, removed: (r) => this.#forget(r.tokenHash) })
-    collections.webViewSessions.observe({
+  constructor(held: {
+    apiKeys: ObservedRecords<{ keyHash: string }>
+    signInTokens: ObservedRecords<{ tokenHash: string }>
+    webViewSessions: ObservedRecords<{ sessionHash: string }>
+  }) {
+    held.apiKeys.observe({ added() {}, removed: (r) => this.#forget(r.keyHash) })
+    held.signInTokens.observe({ added() {}, removed: (r) => this.#forget(r.tokenHash) })
+    held.webViewSessions.observe({
       added() {},
       removed: (r) => this.#forget(r.sessionHash),
     })

@@ -1,6 +1,4 @@
-import type { z } from 'zod'
-import type { StoredRecord } from './indexes.ts'
-import type { PartitionedCollection } from './partitioned-collection.ts'
+import type { ObservedRecords } from './indexes.ts'
 
 /**
  * The records of a collection in the order of a time they carry (a token's expiry, a session's
@@ -16,10 +14,10 @@ import type { PartitionedCollection } from './partitioned-collection.ts'
  * }
  */
 export class TimeOrder<R> {
-  readonly #heap: Array<{ ms: number; record: StoredRecord<R> }> = []
-  readonly #position = new Map<StoredRecord<R>, number>()
+  readonly #heap: Array<{ ms: number; record: R }> = []
+  readonly #position = new Map<R, number>()
 
-  constructor(collection: PartitionedCollection<z.ZodType<R>>, msOf: (record: R) => number) {
+  constructor(collection: ObservedRecords<R>, msOf: (record: R) => number) {
     collection.observe({
       added: (record) => this.#add(record, msOf(record)),
       removed: (record) => this.#remove(record),
@@ -27,7 +25,7 @@ export class TimeOrder<R> {
   }
 
   /** The earliest record and its time; `undefined` when the collection is empty. */
-  first(): { ms: number; record: StoredRecord<R> } | undefined {
+  first(): { ms: number; record: R } | undefined {
     return this.#heap[0]
   }
 
@@ -35,13 +33,13 @@ export class TimeOrder<R> {
     return this.#heap.length
   }
 
-  #add(record: StoredRecord<R>, ms: number): void {
+  #add(record: R, ms: number): void {
     this.#heap.push({ ms, record })
     this.#position.set(record, this.#heap.length - 1)
     this.#up(this.#heap.length - 1)
   }
 
-  #remove(record: StoredRecord<R>): void {
+  #remove(record: R): void {
     const index = this.#position.get(record)
     if (index === undefined) return
     this.#position.delete(record)
@@ -80,7 +78,7 @@ export class TimeOrder<R> {
   }
 
   #at(index: number) {
-    return this.#heap[index] as { ms: number; record: StoredRecord<R> }
+    return this.#heap[index] as { ms: number; record: R }
   }
 
   #swap(a: number, b: number): void {

@@ -6,15 +6,15 @@ import type { RuleContext } from './context.ts'
  * by its hash only. The journal's redaction learns the secret, so that it never shows in clear.
  *
  * @example
- * const token = await holdSecret(ctx, ctx.generateToken(), (tokenHash) => tokens.create({ tokenHash, … }))
+ * const token = holdSecret(ctx, ctx.generateToken(), (tokenHash) => tokens.create({ tokenHash, … }))
  */
-export async function holdSecret(
+export function holdSecret(
   ctx: RuleContext,
   secret: string,
-  create: (hash: string) => Promise<unknown>,
-): Promise<string> {
+  create: (hash: string) => unknown,
+): string {
   const hash = hashSecret(secret)
-  await create(hash)
+  create(hash)
   ctx.db.secretFingerprints.add(secret, hash)
   return secret
 }

@@ -1,7 +1,12 @@
-import type { IdentifyUserRequest, IdentifyUserResponse } from '../api/api-schemas.ts'
-import { profileOrNull } from '../api/profile-fields.ts'
+import type {
+  IdentifyUserRequest,
+  IdentifyUserResponse,
+  UserProfileInput,
+} from '../api/api-schemas.ts'
+import { profileFieldNames, profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
+import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
 import { mintSignInToken } from './sign-in-tokens.ts'
@@ -14,27 +19,28 @@ import { formatTimestamp } from './timestamps.ts'
  * before the first write, so a refused request changes nothing: the organisation (403), strict
  * groups and `maxUserGroupsPerOrganisation` (400), `maxUsers` (500, told on standard error).
  *
+ * An identify of a known user that names no new group answers at once; one that creates a record
+ * (the user, a group) answers once `@msw/data`'s asynchronous `create` has.
+ *
  * @example
  * const { data, token } = await identifyUser(ctx, 'org-1', { id: 'u-1', orgId: 'org-1' })
  */
-export async function identifyUser(
+export function identifyUser(
   ctx: RuleContext,
   callerOrgId: string,
   request: IdentifyUserRequest,
-): Promise<IdentifyUserResponse> {
-  const { id, orgId, data = {} } = request
+): IdentifyUserResponse | Promise<IdentifyUserResponse> {
+  const { id, orgId, data } = request
   if (orgId !== callerOrgId) throw new ApiError('forbidden')
 
-  const userGroups = data.userGroups && [...new Set(data.userGroups)]
-  const missingGroups = (userGroups ?? []).filter(
-    (groupId) => !ctx.db.userGroups.get(orgKey(orgId, groupId)),
-  )
+  const userGroups = data?.userGroups && [...new Set(data.userGroups)]
+  const missingGroups = userGroups ? missingGroupsOf(ctx, orgId, userGroups) : []
   if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
   const groupCount = ctx.db.userGroupsByOrgId.count(orgId) + missingGroups.length
   if (missingGroups.length > 0 && groupCount > ctx.maxUserGroupsPerOrganisation) {
     throw new ApiError('invalidRequest')
   }
-  let user = ctx.db.users.get(orgKey(orgId, id))
+  const user = ctx.db.users.get(orgKey(orgId, id))
   if (!user && ctx.db.collections.users.count() >= ctx.maxUsers) {
     ctx.warn(
       `identify refused a new user: the mock holds ${ctx.maxUsers} users, its limit (raise it with maxUsers or --max-users)`,
@@ -43,17 +49,32 @@ export async function identifyUser(
   }
 
   const now = formatTimestamp(ctx.now())
+  if (user && missingGroups.length === 0) {
+    ctx.db.update('users', user, changesOf(data, userGroups, now))
+    return answer(ctx, id, user)
+  }
+  return createThenAnswer(ctx, request, user, { userGroups, missingGroups, now })
+}
+
+/** The rest of {@link identifyUser} when it creates records: the groups it names, and the user. */
+async function createThenAnswer(
+  ctx: RuleContext,
+  { id, orgId, data }: IdentifyUserRequest,
+  known: UserRecord | undefined,
+  {
+    userGroups,
+    missingGroups,
+    now,
+  }: { userGroups?: string[]; missingGroups: string[]; now: string },
+): Promise<IdentifyUserResponse> {
   for (const groupId of missingGroups) {
     await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
   }
-
-  const { userGroups: _, ...fields } = data
-  if (user) {
-    ctx.db.update('users', user, { ...fields, ...(userGroups && { userGroups }), lastActive: now })
-  } else {
+  let user = known
+  if (user) ctx.db.update('users', user, changesOf(data, userGroups, now))
+  else {
     user = await ctx.db.collections.users.create({
-      ...emptyProfile,
-      ...fields,
+      ...profileOrNull(data ?? {}),
       userGroups: userGroups ?? [],
       userId: ctx.generateUserId(),
       orgId,
@@ -63,11 +84,39 @@ export async function identifyUser(
       lastActive: now,
     })
   }
+  return answer(ctx, id, user)
+}
 
+/** Identify's answer for `user` as it now is, with a new sign-in token: where the answer is built. */
+function answer(ctx: RuleContext, id: string, user: UserRecord): IdentifyUserResponse {
   const profile = toUserProfile(ctx, user)
-  const token = await mintSignInToken(ctx, user)
+  const token = mintSignInToken(ctx, user)
   return { id, data: profile, token }
 }
 
-/** A new user's profile before its `data` applies: every field `null`. */
-const emptyProfile = profileOrNull({})
+/** What identify changes of a known user: the profile fields sent, its groups and `lastActive`. */
+function changesOf(
+  data: UserProfileInput | undefined,
+  userGroups: string[] | undefined,
+  now: string,
+): Partial<UserRecord> {
+  const changes: Partial<UserRecord> = {}
+  if (data) {
+    for (const field of profileFieldNames) {
+      const value = data[field]
+      if (value !== undefined) (changes as Record<string, unknown>)[field] = value
+    }
+  }
+  if (userGroups) changes.userGroups = userGroups
+  changes.lastActive = now
+  return changes
+}
+
+/** The groups of `userGroups` that organisation `orgId` does not have yet. */
+function missingGroupsOf(ctx: RuleContext, orgId: string, userGroups: string[]): string[] {
+  const missing: string[] = []
+  for (const groupId of userGroups) {
+    if (!ctx.db.userGroups.get(orgKey(orgId, groupId))) missing.push(groupId)
+  }
+  return missing
+}

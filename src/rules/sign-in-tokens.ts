@@ -12,16 +12,16 @@ import { formatTimestamp, timestampMs } from './timestamps.ts'
  * Expired records (tokens, web-view sessions) are swept first, so what is kept stays bounded.
  *
  * @example
- * const token = await mintSignInToken(ctx, user)
+ * const token = mintSignInToken(ctx, user)
  */
-export async function mintSignInToken(ctx: RuleContext, user: UserRecord): Promise<string> {
+export function mintSignInToken(ctx: RuleContext, user: UserRecord): string {
   const now = ctx.now()
   sweepExpired(ctx, now)
   makeRoomForOneMore(ctx.db.signInTokensByUserId.get(user.userId), ctx.maxTokensPerUser, (oldest) =>
-    ctx.db.collections.signInTokens.delete(oldest),
+    ctx.db.signInTokens.delete(oldest),
   )
   return holdSecret(ctx, ctx.generateToken(), (tokenHash) =>
-    ctx.db.collections.signInTokens.create({
+    ctx.db.signInTokens.create({
       tokenHash,
       userId: user.userId,
       orgId: user.orgId,

@@ -12,12 +12,12 @@ export function sweepExpired(ctx: RuleContext, now: Date): void {
   const { db } = ctx
   const nowMs = now.getTime()
   for (let first = db.signInTokensByExpiry.first(); first && first.ms <= nowMs; ) {
-    db.collections.signInTokens.delete(first.record)
+    db.signInTokens.delete(first.record)
     first = db.signInTokensByExpiry.first()
   }
   const startedBefore = nowMs - ctx.sessionTtlSeconds * 1000
   for (let first = db.webViewSessionsByStart.first(); first && first.ms <= startedBefore; ) {
-    db.collections.webViewSessions.delete(first.record)
+    db.webViewSessions.delete(first.record)
     first = db.webViewSessionsByStart.first()
   }
 }
@@ -27,7 +27,7 @@ export function sweepExpired(ctx: RuleContext, now: Date): void {
  * the bound of sign-in tokens and of web-view sessions per user.
  *
  * @example
- * makeRoomForOneMore(tokens, ctx.maxTokensPerUser, (token) => signInTokens.delete(token))
+ * makeRoomForOneMore(tokens, ctx.maxTokensPerUser, (token) => ctx.db.signInTokens.delete(token))
  */
 export function makeRoomForOneMore<R>(
   records: readonly R[],

@@ -11,18 +11,18 @@ import { formatTimestamp, timestampMs } from './timestamps.ts'
  * `maxSessionsPerUser` sessions in all: a session beyond drops the user's oldest.
  *
  * @example
- * const sessionId = await openWebViewSession(ctx, user)
+ * const sessionId = openWebViewSession(ctx, user)
  */
-export async function openWebViewSession(ctx: RuleContext, user: UserRecord): Promise<string> {
+export function openWebViewSession(ctx: RuleContext, user: UserRecord): string {
   const now = ctx.now()
   sweepExpired(ctx, now)
   makeRoomForOneMore(
     ctx.db.webViewSessionsByUserId.get(user.userId),
     ctx.maxSessionsPerUser,
-    (oldest) => ctx.db.collections.webViewSessions.delete(oldest),
+    (oldest) => ctx.db.webViewSessions.delete(oldest),
   )
   return holdSecret(ctx, generateSignInToken(), (sessionHash) =>
-    ctx.db.collections.webViewSessions.create({
+    ctx.db.webViewSessions.create({
       sessionHash,
       userId: user.userId,
       orgId: user.orgId,

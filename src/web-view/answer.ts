@@ -102,7 +102,7 @@ export async function answerWebView(
     const redeemed = redeemSignInToken(ctx, orgId, token)
     if (!redeemed.ok) return refresh(redeemed.reason)
     user = redeemed.user
-    const sessionId = await openWebViewSession(ctx, user)
+    const sessionId = openWebViewSession(ctx, user)
     headers['set-cookie'] =
       `${sessionCookie}=${sessionId}; Path=${webViewPath}; Max-Age=${ctx.sessionTtlSeconds}; HttpOnly; SameSite=Lax`
   } else {
