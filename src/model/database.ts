@@ -98,6 +98,8 @@ export class Database {
     (r) => r.userId,
   )
   readonly organisationStarts = new UniqueIndex(this.collections.organisationStarts, (r) => r.orgId)
+  readonly organisationShapes = new UniqueIndex(this.collections.organisationShapes, (r) => r.orgId)
+  readonly userShapes = new UniqueIndex(this.collections.userShapes, (r) => r.userId)
   readonly webViewSessionsByStart = new TimeOrder(this.collections.webViewSessions, (r) =>
     Date.parse(r.createdAt),
   )
@@ -115,6 +117,7 @@ export class Database {
     certificates: (userId) => this.certificates.get(userId),
     signInTokens: (userId) => this.signInTokensByUserId.get(userId),
     webViewSessions: (userId) => this.webViewSessionsByUserId.get(userId),
+    userShapes: (userId) => [this.userShapes.get(userId)].filter((r) => r !== undefined),
   }
   /** The changes of the operation under way, oldest first (see {@link pending}). */
   #log: Logged[] = []

@@ -2,6 +2,7 @@ import type { IdentifyUserRequest, IdentifyUserResponse } from '../api/api-schem
 import { profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
+import { shapeAnswer, takeNewUserCase } from './answer-shapes.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
 import { mintSignInToken } from './sign-in-tokens.ts'
@@ -51,20 +52,23 @@ export async function identifyUser(
   if (user) {
     ctx.db.update('users', user, { ...fields, ...(userGroups && { userGroups }), lastActive: now })
   } else {
+    const userId = ctx.generateUserId()
+    // The answer shapes decide, once, whether a new user is registered: its record keeps it.
+    const registered = (await takeNewUserCase(ctx, orgId, userId))?.forms.newUser !== 'unregistered'
     user = await ctx.db.collections.users.create({
       ...emptyProfile,
       ...fields,
       userGroups: userGroups ?? [],
-      userId: ctx.generateUserId(),
+      userId,
       orgId,
       id,
-      registrationStatus: 'registered',
-      registeredAt: now,
+      registrationStatus: registered ? 'registered' : 'unregistered',
+      registeredAt: registered ? now : null,
       lastActive: now,
     })
   }
 
-  const profile = toUserProfile(ctx, user)
+  const profile = shapeAnswer(ctx, user, toUserProfile(ctx, user))
   const token = await mintSignInToken(ctx, user)
   return { id, data: profile, token }
 }
