@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
+import { type ShapeCase, type Shapes, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { RingBuffer } from '../base/ring-buffer.ts'
 import { hashSecret } from '../base/secrets.ts'
@@ -19,6 +20,7 @@ import {
   type ResolvedMockApiOptions,
   resolveOptions,
 } from '../options/mock-api-options.ts'
+import { setOrganisationShapes, shapeNoteOf } from '../rules/answer-shapes.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { createRuleContext, type RuleContext } from '../rules/context.ts'
 import {
@@ -108,6 +110,16 @@ export class MockCore {
    * await api.organisations.remove(orgId)
    */
   readonly organisations: OrganisationControls
+  /**
+   * The answer shapes: `cases()` lists the covering set, each case with its name and the form of
+   * each dimension, in a fixed order (a new copy each call).
+   *
+   * @example
+   * it.each(api.shapes.cases())('handles $name', async ({ name }) => {
+   *   await api.organisations.setShapes(orgId, name)
+   * })
+   */
+  readonly shapes: { cases(): ShapeCase[] } = { cases: () => structuredClone([...shapeCases]) }
   readonly #webhooks: Webhooks
   readonly #seed: Seed
   readonly #dataset: Dataset
@@ -169,6 +181,8 @@ export class MockCore {
       create: (input) => this.#createOrganisation(input),
       remove: (orgId) => this.#removeOrganisation(orgId),
       putUser: (orgId, id, user) => this.#putUser(orgId, id, user),
+      setShapes: (orgId, shapes) =>
+        this.transact((ctx) => setOrganisationShapes(ctx, orgId, shapes)),
     }
     this.#store = store
     const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
@@ -482,7 +496,7 @@ export class MockCore {
   async #answer(request: WireRequest): Promise<{
     response: WireResponse
     delayMs: number
-    call?: CallRequest
+    call?: CallRequest & { shape?: string }
     path: string
     orgId?: string | undefined
   }> {
@@ -517,7 +531,11 @@ export class MockCore {
     const call = redactCall(this.#ctx, started.call, answered)
     const path = call === started.call ? pathname : redactPath(this.#ctx, pathname)
     const { orgId } = targetOf(call)
-    return { response: started.withHeaders(response), delayMs, call, path, orgId }
+    const noted =
+      answered && call.operation === 'identify'
+        ? { ...call, shape: shapeNoteOf(this.#ctx, targetOf(started.call)) }
+        : call
+    return { response: started.withHeaders(response), delayMs, call: noted, path, orgId }
   }
 }
 
@@ -580,4 +598,12 @@ export interface OrganisationControls {
    * `TypeError` for invalid input.
    */
   putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
+  /**
+   * Sets the answer shapes of organisation `orgId` (`full`, `varied` or a case's name), which win
+   * over the mock's; a reset of the organisation takes it back to what it started with. Rejects
+   * with 404 `Not found` for an unknown organisation, and a `TypeError` for anything else.
+   *
+   * @example await api.organisations.setShapes(orgId, api.shapes.cases()[1].name)
+   */
+  setShapes(orgId: string, shapes: Shapes): Promise<void>
 }

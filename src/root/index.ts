@@ -15,6 +15,8 @@ export {
   userProfileInputSchema,
   userProfileSchema,
 } from '../api/api-schemas.ts'
+export type { ShapeDimensionName, ShapeForms } from '../api/answer-shapes.ts'
+export type { ShapeCase, Shapes } from '../api/shape-cases.ts'
 export {
   type DataFile,
   type DataFileUser,

@@ -1,6 +1,7 @@
 import type { UserProfile } from '../api/api-schemas.ts'
 import { type ShapeCase, type Shapes, shapeCases, shapesSchema } from '../api/shape-cases.ts'
 import { ApiError } from '../base/errors.ts'
+import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { parseInput } from './organisations.ts'
@@ -41,9 +42,13 @@ export function shapeAnswer(
   return shape ? shapeProfile(profile, shape.forms) : profile
 }
 
-/** What the journal notes of an identify answer: `full`, or the name of the case it took. */
-export function shapeNoteOf(ctx: RuleContext, user: UserRecord): string {
-  return caseOfUser(ctx, user)?.name ?? 'full'
+/**
+ * What the journal notes of an identify answer for the user `target` names: `full`, or the name of
+ * the case it took (read when it is answered, so the same case as its answer).
+ */
+export function shapeNoteOf(ctx: RuleContext, target: { orgId?: string; id?: string }): string {
+  const user = ctx.db.users.get(orgKey(target.orgId ?? '', target.id ?? ''))
+  return (user && caseOfUser(ctx, user)?.name) ?? 'full'
 }
 
 /**

@@ -78,6 +78,7 @@ describe('createMockApi', () => {
       }[]
     >()
     expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()
+    expectTypeOf(api.calls('identify')[0]?.shape).toEqualTypeOf<string | undefined>()
     expectTypeOf(api.calls()).toEqualTypeOf<Call[]>()
   })
 
