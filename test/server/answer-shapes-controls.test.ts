@@ -116,6 +116,25 @@ describe('the answer shapes over HTTP', () => {
     expect(journal.body.at(-1)).toMatchObject({ status: 200, shape: absent?.name })
   })
 
+  it("shows a never identified user's lastActive in each case's form: null or left out", async () => {
+    const { body } = await client.control('POST', '/__mock/organisations', {
+      users: [{ id: 'quiet', registrationStatus: 'registered' }],
+    })
+    const seen = new Set<string>()
+    for (const shape of cases) {
+      await client.control('PUT', `/__mock/organisations/${body.orgId}/shapes`, {
+        shapes: shape.name,
+      })
+      const { profile } = (await client.control('GET', `/__mock/user?orgId=${body.orgId}&id=quiet`))
+        .body
+      const form = 'lastActive' in profile ? 'null' : 'absent'
+      expect(form, shape.name).toBe(shape.forms.lastActive)
+      if (form === 'null') expect(profile.lastActive).toBeNull()
+      seen.add(form)
+    }
+    expect(seen).toEqual(new Set(['null', 'absent']))
+  })
+
   it('takes a reset organisation back to the mode it started with', async () => {
     const { body } = await client.control('POST', '/__mock/organisations', { shapes: 'varied' })
     await client.control('PUT', `/__mock/organisations/${body.orgId}/shapes`, { shapes: 'full' })
