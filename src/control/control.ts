@@ -136,7 +136,7 @@ export const controlRoutes = [
       if (!body || keys.length !== 1 || keys[0] !== 'shapes') {
         return refuse('The body must be a JSON object: {"shapes": "full" | "varied" | <case>}.')
       }
-      await core.organisations.setShapes(orgId, body.shapes as 'full')
+      await core.organisations.setShapes(orgId, body.shapes as string)
       return noContent
     },
   },

@@ -42,7 +42,7 @@ export interface ShapeControls {
 export function inProcessControls(way: WayIn): ShapeControls {
   return {
     createOrganisation: (input) => way.core.organisations.create(input),
-    setShapes: (orgId, shapes) => way.core.organisations.setShapes(orgId, shapes as 'full'),
+    setShapes: (orgId, shapes) => way.core.organisations.setShapes(orgId, shapes),
     cases: async () => way.core.shapes.cases(),
   }
 }
