@@ -1,7 +1,12 @@
-import { readFileSync } from 'node:fs'
+import { execFile, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { shapeCases } from '../../src/api/shape-cases.ts'
-import { codeBlocks, docSection } from '../support/docs.ts'
+import { startServer } from '../../src/server/server.ts'
+import { codeBlocks, docSection, repoRoot } from '../support/docs.ts'
 import { shapesGuide, shapesGuidePath } from '../support/shapes-doc.ts'
 
 const guide = 'docs/guides/answer-shapes.md'
@@ -30,3 +35,36 @@ describe('the answer shapes guide', () => {
     expect(row).toContain('(answer-shapes.md)')
   })
 })
+
+const pytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0
+
+describe.skipIf(!pytest)(
+  `the guide's pytest example${pytest ? '' : ' (skipped: no python3 with pytest here)'}`,
+  () => {
+    it('runs once per case against the server, and passes', async () => {
+      const [block = ''] = codeBlocks(guide, '## One test per case', 'python')
+      const folder = mkdtempSync(join(tmpdir(), 'shapes-pytest-'))
+      const server = await startServer({ port: 0 })
+      try {
+        writeFileSync(join(folder, 'test_shapes.py'), block)
+        const { stdout } = await promisify(execFile)(
+          'python3',
+          ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'test_shapes.py'],
+          {
+            cwd: folder,
+            env: {
+              ...process.env,
+              IDENTIFY_API_URL: server.url,
+              PYTHONPATH: join(repoRoot, 'examples/python-backend'),
+              PYTHONDONTWRITEBYTECODE: '1',
+            },
+          },
+        )
+        expect(stdout).toContain(`${shapeCases.length} passed`)
+      } finally {
+        await server.close()
+        rmSync(folder, { recursive: true, force: true })
+      }
+    }, 60_000)
+  },
+)
