@@ -79,7 +79,7 @@ export type IdentifyUserRequest = z.infer<typeof identifyUserRequestSchema>
 /**
  * The user's stored profile, as identify returns it. As in the API description, every field but
  * `userId`, `registrationStatus` and `userGroups` is optional and nullable, so the schema also
- * accepts the real API's answers; the mock always sends every field.
+ * accepts the real API's answers; in its default `full` answer shape the mock sends every field.
  *
  * @example
  * userProfileSchema.parse({ userId: 'u1', registrationStatus: 'registered', userGroups: [] })

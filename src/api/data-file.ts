@@ -8,6 +8,7 @@ import {
   registrationStatusSchema,
   userProfileInputSchema,
 } from './api-schemas.ts'
+import { shapesSchema } from './shape-cases.ts'
 
 // The data file of `serve --data` and `createMockApi({ data })`: organisations and users in exact
 // states. Its fields are those of identify's input and of the stored records, read from their
@@ -35,10 +36,11 @@ export const dataFileLimits = {
 
 /**
  * An organisation's own records, as a data file and `POST /__mock/organisations` declare them:
- * its user groups and learning paths.
+ * its user groups and learning paths, and its own answer shapes.
  */
 const organisationContentsShape = {
   name: textSchema.optional(),
+  shapes: shapesSchema.optional(),
   userGroups: z
     .array(z.strictObject({ groupId: itemIdSchema, name: textSchema.optional() }))
     .max(dataFileLimits.userGroups)

@@ -21,4 +21,5 @@ export const controlPaths = {
   webhooks: '/__mock/webhooks',
   webhookDeliveries: '/__mock/webhooks/deliveries',
   events: '/__mock/events',
+  shapes: '/__mock/shapes',
 } as const

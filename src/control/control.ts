@@ -22,6 +22,7 @@ import {
   userListQuerySchema,
   userQuerySchema,
 } from '../inspector/queries.ts'
+import { shapesOf } from '../rules/answer-shapes.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
 import type { WebhookEventInput } from '../webhooks/events.ts'
@@ -125,6 +126,24 @@ export const controlRoutes = [
       const shown = await core.transact((ctx) => describeUser(ctx, { orgId, id }))
       return jsonResponse(created ? 201 : 200, shown)
     },
+  },
+  {
+    method: 'PUT',
+    path: `${controlPaths.organisations}/:orgId/shapes`,
+    run: async (core, request, { orgId = '' }) => {
+      const body = readJsonObject(request)
+      const keys = body ? Object.keys(body) : []
+      if (!body || keys.length !== 1 || keys[0] !== 'shapes') {
+        return refuse('The body must be a JSON object: {"shapes": "full" | "varied" | <case>}.')
+      }
+      await core.organisations.setShapes(orgId, body.shapes as string)
+      return noContent
+    },
+  },
+  {
+    method: 'GET',
+    path: controlPaths.shapes,
+    run: async (core) => jsonResponse(200, { cases: core.shapes.cases() }),
   },
   {
     method: 'GET',
@@ -326,12 +345,18 @@ function refuse(message: string): WireResponse {
   return toErrorResponse(new ApiError('invalidControlInput', { message }))
 }
 
-/** The organisations with their API keys in clear, as the banner shows them, and a curl line. */
+/**
+ * The organisations with their API keys in clear, as the banner shows them, the answer shapes each
+ * answers in, and a curl line.
+ */
 async function listOrganisations(core: MockCore, request: WireRequest): Promise<WireResponse> {
   // The curl line is pasted into a shell: only a plain host name or address goes into it.
   const host = request.headers.get('host')?.match(/^[A-Za-z0-9.:[\]-]+$/)?.[0]
-  const organisations = core.credentials.slice(0, core.options.maxOrganisations).map((org) => ({
+  const listed = core.credentials.slice(0, core.options.maxOrganisations)
+  const shapes = await core.transact((ctx) => listed.map((org) => shapesOf(ctx, org.orgId)))
+  const organisations = listed.map((org, i) => ({
     ...org,
+    shapes: shapes[i],
     curl:
       host && org.apiKeys[0] ? identifyCurlLine(`http://${host}`, org.orgId, org.apiKeys[0]) : null,
   }))

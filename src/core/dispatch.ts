@@ -2,6 +2,7 @@ import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { sleep } from '../base/time.ts'
 import { type IncomingRequest, pathnameOf, type RequestBody } from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
+import { shapeNoteOf } from '../rules/answer-shapes.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import { formatTimestamp } from '../rules/timestamps.ts'
 import { answerWebView } from '../web-view/answer.ts'
@@ -27,7 +28,7 @@ interface Outcome {
   response: WireResponse
   delayMs: number
   path: string
-  call?: CallRequest
+  call?: CallRequest & { shape?: string }
 }
 
 const noBody: RequestBody = { body: null }
@@ -114,7 +115,11 @@ export async function answerRequest(
     // The journal never holds a secret, whatever the answer: not in the request, not in the path.
     const call = redactCall(ctx, begun.call, answered)
     const path = call === begun.call ? pathname : redactPath(ctx, pathname)
-    return { response: begun.withHeaders(response), delayMs, call, path }
+    const noted =
+      answered && call.operation === 'identify'
+        ? { ...call, shape: shapeNoteOf(ctx, targetOf(begun.call as CallRequest)) }
+        : call
+    return { response: begun.withHeaders(response), delayMs, call: noted, path }
   })
 }
 

@@ -15,7 +15,16 @@ export type CallRequest = { [O in Operation]: { operation: O; request: AskedBy[O
 
 /** An API call of `O` the routes matched, whatever its answer: what `calls()` lists. */
 export type CallOf<O extends Operation> = {
-  [K in O]: { operation: K; request: AskedBy[K]; status: number; time: string }
+  [K in O]: K extends 'identify'
+    ? {
+        operation: K
+        request: AskedBy[K]
+        status: number
+        time: string
+        /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
+        shape?: string
+      }
+    : { operation: K; request: AskedBy[K]; status: number; time: string }
 }[O]
 
 /** An API call of either operation. */
@@ -31,6 +40,8 @@ export type JournalEntry = {
   path: string
   status: number
   durationMs: number
+  /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
+  shape?: string
 } & (CallRequest | { operation?: undefined; request?: undefined })
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, type MockState } from '../model/database.ts'
@@ -72,6 +73,16 @@ export class MockCore {
    * await api.organisations.remove(orgId)
    */
   readonly organisations: OrganisationControls
+  /**
+   * The answer shapes: `cases()` lists the covering set, each case with its name and the form of
+   * each dimension, in a fixed order (a new copy each call).
+   *
+   * @example
+   * it.each(api.shapes.cases())('handles $name', async ({ name }) => {
+   *   await api.organisations.setShapes(orgId, name)
+   * })
+   */
+  readonly shapes: { cases(): ShapeCase[] } = { cases: () => structuredClone([...shapeCases]) }
   readonly #webhooks: Webhooks
   readonly #dataset: Dataset
   readonly #faults = new FaultQueue()
@@ -145,6 +156,7 @@ export class MockCore {
       create: (input) => this.#tenants.create(input),
       remove: (orgId) => this.#tenants.remove(orgId),
       putUser: (orgId, id, user) => this.#tenants.putUser(orgId, id, user),
+      setShapes: (orgId, shapes) => this.#tenants.setShapes(orgId, shapes),
     }
     this.#dispatch = {
       transactions,

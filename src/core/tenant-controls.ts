@@ -1,10 +1,12 @@
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
+import type { Shapes } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput } from '../base/errors.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
 import { withUserIdsFree } from '../model/user-ids.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
+import { setOrganisationShapes } from '../rules/answer-shapes.ts'
 import {
   generateApiKey,
   generateOrganisationId,
@@ -44,6 +46,14 @@ export interface OrganisationControls {
    * `TypeError` for invalid input.
    */
   putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
+  /**
+   * Sets the answer shapes of organisation `orgId` (`full`, `varied` or a case's name), which win
+   * over the mock's; a reset of the organisation takes it back to what it started with. Rejects
+   * with 404 `Not found` for an unknown organisation, and a `TypeError` for anything else.
+   *
+   * @example await api.organisations.setShapes(orgId, api.shapes.cases()[1].name)
+   */
+  setShapes(orgId: string, shapes: Shapes): Promise<void>
 }
 
 /** What the tenant controls work over: the records, where the mock started, and its calls. */
@@ -115,6 +125,10 @@ export class TenantControls implements OrganisationControls {
     const { orgId, apiKey, name } = created
     this.credentials = [...this.credentials, { orgId, name, apiKeys: [apiKey] }]
     return { orgId, apiKey }
+  }
+
+  setShapes(orgId: string, shapes: Shapes): Promise<void> {
+    return this.#deps.transactions.transact((ctx) => setOrganisationShapes(ctx, orgId, shapes))
   }
 
   async remove(orgId: string): Promise<void> {

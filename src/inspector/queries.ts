@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
+import { caseOfUser, shapeAnswer } from '../rules/answer-shapes.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
 
@@ -75,7 +76,8 @@ export function listUsers(
 }
 
 /**
- * Everything the mock holds about one user: its profile, learning-path progress, certificates,
+ * Everything the mock holds about one user: its profile (in the answer shape its identify answers
+ * take, named by `shape`), learning-path progress, certificates,
  * sign-in tokens (when issued, expiring, redeemed: never the token nor its hash) and web-view
  * sessions. 404 `User not found` when there is no such user.
  *
@@ -93,7 +95,9 @@ export function describeUser(ctx: RuleContext, query: { orgId: string; id: strin
   return {
     id: user.id,
     orgId: user.orgId,
-    profile: toUserProfile(ctx, user),
+    // In the forms its identify answers take, as the user's client sees it.
+    profile: shapeAnswer(ctx, user, toUserProfile(ctx, user)),
+    shape: caseOfUser(ctx, user)?.name ?? 'full',
     progress: progress
       ? {
           learningPathId: progress.learningPathId,

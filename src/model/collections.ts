@@ -5,10 +5,12 @@ import {
   learningPathRecordSchema,
   learningProgressRecordSchema,
   organisationRecordSchema,
+  organisationShapesRecordSchema,
   organisationStartRecordSchema,
   signInTokenRecordSchema,
   userGroupRecordSchema,
   userRecordSchema,
+  userShapeRecordSchema,
   webViewSessionRecordSchema,
 } from './records.ts'
 
@@ -42,6 +44,8 @@ export const collectionTable = describeCollections({
     credential: true,
   },
   organisationStarts: { schema: organisationStartRecordSchema, key: ['orgId'] },
+  organisationShapes: { schema: organisationShapesRecordSchema, key: ['orgId'] },
+  userShapes: { schema: userShapeRecordSchema, key: ['userId'], ofUser: true },
 })
 
 /** What {@link collectionTable} says of one collection. */

@@ -137,6 +137,14 @@ export class Database {
     this.collections.organisationStarts,
     (r) => r.orgId,
   )
+  readonly organisationShapes = new UniqueIndex<Stored<'organisationShapes'>>(
+    this.collections.organisationShapes,
+    (r) => r.orgId,
+  )
+  readonly userShapes = new UniqueIndex<Stored<'userShapes'>>(
+    this.collections.userShapes,
+    (r) => r.userId,
+  )
   readonly webViewSessionsByStart = new TimeOrder(this.webViewSessions, (r) =>
     Date.parse(r.createdAt),
   )
@@ -158,6 +166,7 @@ export class Database {
     certificates: (userId) => this.certificates.get(userId),
     signInTokens: (userId) => this.signInTokensByUserId.get(userId),
     webViewSessions: (userId) => this.webViewSessionsByUserId.get(userId),
+    userShapes: (userId) => [this.userShapes.get(userId)].filter((r) => r !== undefined),
   }
   /** The changes of the operation under way, oldest first (see {@link pending}). */
   #log: Logged[] = []

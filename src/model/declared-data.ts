@@ -68,13 +68,17 @@ export function userRecordsOf(
   }
 }
 
-/** The records an organisation declares of itself: it, its user groups and learning paths. */
+/**
+ * The records an organisation declares of itself: it, its user groups and learning paths, and its
+ * own answer shapes.
+ */
 export function organisationRecordsOf(
   org: Omit<DataFileOrganisation, 'apiKeys'>,
-): Pick<MockState, 'organisations' | 'userGroups' | 'learningPaths'> {
+): Pick<MockState, 'organisations' | 'userGroups' | 'learningPaths' | 'organisationShapes'> {
   const { orgId } = org
   return {
     organisations: [{ orgId, name: org.name ?? orgId }],
+    organisationShapes: org.shapes ? [{ orgId, shapes: org.shapes, variedUsers: 0 }] : [],
     userGroups: (org.userGroups ?? []).map(({ groupId, name }) => ({
       orgId,
       groupId,
@@ -115,6 +119,7 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
       declared.learningPaths,
       (p) => `${p.orgId}\0${p.learningPathId}`,
     )
+    replaceOrAdd(state.organisationShapes, declared.organisationShapes, (o) => o.orgId)
     addKeys(dataset, org, credential ?? (credentials.at(-1) as Credentials), i)
   })
   const pathNames = new Map(state.learningPaths.map((p) => [pathKey(p), p.name]))

@@ -77,6 +77,23 @@ export const webViewSessionRecordSchema = z.strictObject({
 })
 
 /**
+ * An organisation's own answer shapes (`null`: the mock's), and how many users identify created
+ * in it under `varied` (the next one takes the case after theirs). A case's name is kept as text:
+ * a state file written by another version may name a case this one does not have.
+ */
+export const organisationShapesRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  shapes: z.string().min(1).max(200).nullable(),
+  variedUsers: z.int().min(0),
+})
+
+/** The case a user identify created under `varied` took, kept for every answer it gets. */
+export const userShapeRecordSchema = z.strictObject({
+  userId: z.string().min(1),
+  shapeCase: z.string().min(1).max(200),
+})
+
+/**
  * What an organisation created at run time started with, its records as JSON (keys as hashes
  * only): what a reset of that organisation returns it to.
  */
@@ -94,4 +111,6 @@ export type LearningProgressRecord = z.infer<typeof learningProgressRecordSchema
 export type CertificateRecord = z.infer<typeof certificateRecordSchema>
 export type SignInTokenRecord = z.infer<typeof signInTokenRecordSchema>
 export type WebViewSessionRecord = z.infer<typeof webViewSessionRecordSchema>
+export type OrganisationShapesRecord = z.infer<typeof organisationShapesRecordSchema>
+export type UserShapeRecord = z.infer<typeof userShapeRecordSchema>
 export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { dataFileSchema } from '../api/data-file.ts'
+import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
 import type { Clock } from '../base/time.ts'
@@ -137,6 +138,11 @@ export const mockApiOptionsSchema = z.strictObject({
     .default(401)
     .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
   delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
+  shapes: shapesSchema
+    .default('full')
+    .describe(
+      "the forms of identify's answers: full (every field, as stored), varied (each user in a case of the covering set, fixed when it is created) or a case's name; an organisation's own setting wins",
+    ),
   webViewMessages: z
     .strictObject({
       close: z

@@ -18,6 +18,7 @@ export interface MockApi
     | 'webhooks'
     | 'events'
     | 'organisations'
+    | 'shapes'
     | 'credentials'
     | 'db'
     | 'dispatch'

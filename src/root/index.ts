@@ -1,3 +1,4 @@
+export type { ShapeDimensionName, ShapeForms } from '../api/answer-shapes.ts'
 export {
   type AgeBracket,
   type DeleteUserResponse,
@@ -22,6 +23,7 @@ export {
   type OrganisationInput,
   type PutUser,
 } from '../api/data-file.ts'
+export type { ShapeCase, Shapes } from '../api/shape-cases.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Clock } from '../base/time.ts'
 export {

@@ -15,6 +15,8 @@ export interface RuleContext
     | 'maxTokensPerUser'
     | 'sessionTtlSeconds'
     | 'maxSessionsPerUser'
+    | 'shapes'
+    | 'seed'
   > {
   db: Database
   now: Clock
@@ -44,6 +46,8 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     maxTokensPerUser: options.maxTokensPerUser,
     sessionTtlSeconds: options.sessionTtlSeconds,
     maxSessionsPerUser: options.maxSessionsPerUser,
+    shapes: options.shapes,
+    seed: options.seed,
     generateToken: options.generateToken ?? createTokenSource(),
     generateUserId: () => crypto.randomUUID(),
     warn: (message) => console.error(`identify-api-mock: ${message}`),

@@ -7,6 +7,7 @@ import { profileFieldNames, profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
+import { shapeAnswer, takeNewUserCase } from './answer-shapes.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
 import { mintSignInToken } from './sign-in-tokens.ts'
@@ -73,14 +74,17 @@ async function createThenAnswer(
   let user = known
   if (user) ctx.db.update('users', user, changesOf(data, userGroups, now))
   else {
+    const userId = ctx.generateUserId()
+    // The answer shapes decide, once, whether a new user is registered: its record keeps it.
+    const registered = (await takeNewUserCase(ctx, orgId, userId))?.forms.newUser !== 'unregistered'
     user = await ctx.db.collections.users.create({
       ...profileOrNull(data ?? {}),
       userGroups: userGroups ?? [],
-      userId: ctx.generateUserId(),
+      userId,
       orgId,
       id,
-      registrationStatus: 'registered',
-      registeredAt: now,
+      registrationStatus: registered ? 'registered' : 'unregistered',
+      registeredAt: registered ? now : null,
       lastActive: now,
     })
   }
@@ -89,7 +93,7 @@ async function createThenAnswer(
 
 /** Identify's answer for `user` as it now is, with a new sign-in token: where the answer is built. */
 function answer(ctx: RuleContext, id: string, user: UserRecord): IdentifyUserResponse {
-  const profile = toUserProfile(ctx, user)
+  const profile = shapeAnswer(ctx, user, toUserProfile(ctx, user))
   const token = mintSignInToken(ctx, user)
   return { id, data: profile, token }
 }

@@ -61,6 +61,7 @@ describe('the inspector page in a real browser', () => {
     expect(seeded.length).toBeGreaterThan(0)
     for (const user of seeded) await expect.poll(() => userRow(page, user.id).count()).toBe(1)
     await expect.poll(() => page.locator('#org-list').textContent()).toContain(key)
+    expect(await page.locator('#org-list').textContent()).toContain('Answer shapes: full')
 
     await expectIdentified(await identify('inspector-new'))
     await userRow(page, 'inspector-new').waitFor({ timeout: 10_000 })
@@ -104,6 +105,8 @@ describe('the inspector page in a real browser', () => {
     const tokens = page.locator('#detail-body table').first()
     await expect.poll(() => tokens.locator('tbody tr').count()).toBe(1)
     expect(await page.content()).not.toContain(token)
+    const shape = page.locator('#detail-body dt', { hasText: 'Answer shape' })
+    expect(await shape.locator('xpath=following-sibling::dd[1]').textContent()).toBe('full')
 
     const [tab] = await Promise.all([context.waitForEvent('page'), page.click('#open-web-view')])
     await tab?.waitForURL(/\/webview\?/)

@@ -18,6 +18,8 @@ import {
   type Operation,
   type RaisedWebhookEvent,
   type RedeemResult,
+  type ShapeCase,
+  type ShapeForms,
   type UserProfile,
   type UserProfileInput,
   type userProfileSchema,
@@ -78,6 +80,11 @@ describe('createMockApi', () => {
       }[]
     >()
     expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()
+    expectTypeOf(api.calls('identify')[0]?.shape).toEqualTypeOf<string | undefined>()
+    expectTypeOf(api.shapes.cases()).toEqualTypeOf<ShapeCase[]>()
+    expectTypeOf<ShapeCase['forms']>().toEqualTypeOf<ShapeForms>()
+    expectTypeOf<ShapeForms['offset']>().toEqualTypeOf<'utc' | 'z' | 'east' | 'west'>()
+    expectTypeOf<ShapeForms['firstName']>().toEqualTypeOf<'null' | 'absent'>()
     expectTypeOf(api.calls()).toEqualTypeOf<Call[]>()
   })
 

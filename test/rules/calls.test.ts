@@ -28,6 +28,7 @@ describe('api.calls()', () => {
         request: { id: 'ada', orgId: 'acme', data: { firstName: 'Ada' } },
         status: 200,
         time: expect.stringMatching(/\+00:00$/),
+        shape: 'full',
       },
       { operation: 'identify', request: { id: 'ada' }, status: 401, time: expect.any(String) },
       {

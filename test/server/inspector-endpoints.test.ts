@@ -69,6 +69,7 @@ describe('the inspector on a default server', () => {
       orgId: 'org-1',
       name: expect.any(String),
       apiKeys: [key],
+      shapes: 'full',
       curl: expect.stringContaining(`${server.url}/api/v1/users/identify`),
     })
     expect(organisations[0].curl).toContain(`Bearer ${key}`)

@@ -160,13 +160,14 @@ function decodeJson(body: Uint8Array): { ok: true; value: unknown } | { ok: fals
  * What the journal records of `request` beyond its method, path and status: the operation of a
  * matched route and what it asked (identify's body as JSON when it is JSON of at most 16 KiB,
  * else null; delete's decoded path parameters); nothing for any other request. A refused
- * identify's body has every string that is a key, token or session the world holds redacted.
+ * identify's body has every string that is a key, token or session the world holds redacted. An
+ * identify answered 200 notes its answer shape: `full`, the shape of every mock the oracle knows.
  */
 export function expectedCall(
   world: World,
   request: OracleRequest,
   status: number,
-): { operation?: string; request?: unknown } {
+): { operation?: string; request?: unknown; shape?: string } {
   const route = routeOf(request.method, pathOf(request.target))
   if (!('operation' in route)) return {}
   if (route.operation === 'delete') {
@@ -175,7 +176,9 @@ export function expectedCall(
   const { body } = request
   const json = body && body.byteLength <= 16 * 1024 ? decodeJson(body) : ({ ok: false } as const)
   const value = json.ok ? json.value : null
-  return { operation: 'identify', request: status === 200 ? value : redactedIn(world, value) }
+  return status === 200
+    ? { operation: 'identify', request: value, shape: 'full' }
+    : { operation: 'identify', request: redactedIn(world, value) }
 }
 
 function redactedIn(world: World, value: unknown): unknown {

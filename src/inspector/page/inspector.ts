@@ -21,7 +21,7 @@ import type { describeUser, UserSummary } from '../queries.ts'
 declare const INSPECTOR_CONFIG: PageConfig
 const config = INSPECTOR_CONFIG
 
-type Organisation = Credentials & { curl: string | null }
+type Organisation = Credentials & { shapes: string; curl: string | null }
 type UserDetail = ReturnType<typeof describeUser>
 type Target = { orgId: string; id: string }
 
@@ -212,6 +212,7 @@ async function loadOrganisations(): Promise<void> {
         el('span', { className: 'muted', text: org.name }),
       ]),
       el('div', { className: 'keys' }, ['API key: ', ...keys]),
+      el('div', { className: 'shapes' }, ['Answer shapes: ', el('code', { text: org.shapes })]),
     ]
     if (org.curl) parts.push(el('pre', { text: org.curl }))
     list.append(el('div', { className: 'org', 'data-org': org.orgId }, parts))
@@ -356,6 +357,7 @@ async function loadDetail(): Promise<void> {
     ['Organisation', user.orgId],
     ['userId', p.userId],
     ['Status', p.registrationStatus],
+    ['Answer shape', user.shape],
     ['Registered', p.registeredAt],
     ['Last active', p.lastActive],
     ['Country', p.country],

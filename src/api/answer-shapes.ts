@@ -1,0 +1,89 @@
+import type { z } from 'zod'
+import { dateTimeSchema, userProfileSchema } from './api-schemas.ts'
+
+// The forms identify's answer may take within the API description: the one table the answer
+// shapes, their covering set of cases, the `shapes` option and the guide's section are read from.
+// A dimension's first form is the one the `full` mode sends.
+
+type ProfileShape = typeof userProfileSchema.shape
+
+/** The fields of `UserProfile` the API makes optional (and nullable): each may be left out. */
+export type OptionalProfileField = {
+  [F in keyof ProfileShape]: ProfileShape[F] extends z.ZodOptional ? F : never
+}[keyof ProfileShape]
+
+/** The optional fields of `UserProfile`, in the order the answer sends them. */
+export const optionalProfileFields = Object.entries(userProfileSchema.shape)
+  .filter(([, field]) => field.def.type === 'optional')
+  .map(([name]) => name as OptionalProfileField)
+
+/** The timestamps of `UserProfile` (date-times, whose offset and precision may vary). */
+export const timestampFields = optionalProfileFields.filter(
+  (name) => userProfileSchema.shape[name].unwrap().unwrap() === dateTimeSchema,
+)
+
+/** One way an answer may differ: its forms, each with what it sends. */
+export interface ShapeDimension {
+  /** What varies, for the guide. */
+  doc: string
+  /** Each form by the word a case's name uses, with what it sends; the first is `full`'s. */
+  forms: Readonly<Record<string, string>>
+}
+
+const nullOrAbsent = {
+  doc: 'when the record holds no value',
+  forms: { null: 'sent as `null`', absent: 'left out' },
+} as const satisfies ShapeDimension
+
+/**
+ * Every dimension of the answer shapes: each optional profile field whose stored value is `null`
+ * (sent as `null` or left out), the timestamps' offset and their fractional seconds (always the
+ * stored instant), the order of `userGroups`, and the status of a user identify creates (decided
+ * when it is created, kept in its record). A new optional field of `userProfileSchema` is a
+ * dimension of its own with no change here.
+ *
+ * @example Object.keys(shapeDimensions.offset.forms) // ['utc', 'z', 'east', 'west']
+ */
+export const shapeDimensions = {
+  ...(Object.fromEntries(optionalProfileFields.map((field) => [field, nullOrAbsent])) as Record<
+    OptionalProfileField,
+    typeof nullOrAbsent
+  >),
+  offset: {
+    doc: `the offset of every timestamp (${timestampFields.map((f) => `\`${f}\``).join(', ')}), the stored instant`,
+    forms: { utc: '`+00:00`', z: '`Z`', east: '`+05:30`', west: '`-08:00`' },
+  },
+  fraction: {
+    doc: 'the fractional seconds of every timestamp',
+    forms: {
+      whole: 'none (a stored fraction other than zero is kept)',
+      fraction: 'milliseconds at least (`.000`)',
+    },
+  },
+  groupOrder: {
+    doc: 'the order of `userGroups`',
+    forms: { stored: 'as stored', reversed: 'reversed (the same members)' },
+  },
+  newUser: {
+    doc: 'the status of a user identify creates, fixed in its record',
+    forms: {
+      registered: '`registered`, `registeredAt` its creation time',
+      unregistered: '`unregistered`, `registeredAt` `null`',
+    },
+  },
+} as const satisfies Record<string, ShapeDimension>
+
+export type ShapeDimensionName = keyof typeof shapeDimensions
+
+/** A form of each dimension: what one case of the answer shapes sends. */
+export type ShapeForms = {
+  [D in ShapeDimensionName]: keyof (typeof shapeDimensions)[D]['forms'] & string
+}
+
+/** The dimensions' names, in the table's order. */
+export const shapeDimensionNames = Object.keys(shapeDimensions) as ShapeDimensionName[]
+
+/** The forms of dimension `name`, `full`'s first. */
+export function formsOf<D extends ShapeDimensionName>(name: D): ShapeForms[D][] {
+  return Object.keys(shapeDimensions[name].forms) as ShapeForms[D][]
+}

@@ -1,0 +1,136 @@
+import type { UserProfile } from '../api/api-schemas.ts'
+import { type ShapeCase, type Shapes, shapeCases, shapesSchema } from '../api/shape-cases.ts'
+import { ApiError } from '../base/errors.ts'
+import { orgKey } from '../model/indexes.ts'
+import type { UserRecord } from '../model/records.ts'
+import type { RuleContext } from './context.ts'
+import { parseInput } from './organisations.ts'
+import { shapeProfile } from './shape-profile.ts'
+
+/**
+ * The answer shapes organisation `orgId` answers in: its own setting, or the mock's. A case a
+ * state file names and this version lacks answers `full`.
+ */
+export function shapesOf(ctx: RuleContext, orgId: string): Shapes {
+  const own = ctx.db.organisationShapes.get(orgId)?.shapes
+  if (own === null || own === undefined) return ctx.shapes
+  return shapesSchema.safeParse(own).data ?? 'full'
+}
+
+/** The case a user's answers take; `undefined` for `full`, which sends the record as it is. */
+export function caseOfUser(ctx: RuleContext, user: UserRecord): ShapeCase | undefined {
+  const shapes = shapesOf(ctx, user.orgId)
+  if (shapes === 'full') return undefined
+  if (shapes !== 'varied') return caseNamed(shapes)
+  const taken = ctx.db.userShapes.get(user.userId)?.shapeCase
+  return (
+    (taken === undefined ? undefined : shapeCases.find((c) => c.name === taken)) ??
+    caseAt(hashOf(ctx.seed, user.orgId, user.id))
+  )
+}
+
+/**
+ * `profile` (the full answer for `user`) in the forms of the user's case: the hook identify, the
+ * inspector and `GET /__mock/user` build their answer through.
+ */
+export function shapeAnswer(
+  ctx: RuleContext,
+  user: UserRecord,
+  profile: Required<UserProfile>,
+): UserProfile {
+  const shape = caseOfUser(ctx, user)
+  return shape ? shapeProfile(profile, shape.forms) : profile
+}
+
+/**
+ * What the journal notes of an identify answer for the user `target` names: `full`, or the name of
+ * the case it took (read when it is answered, so the same case as its answer).
+ */
+export function shapeNoteOf(ctx: RuleContext, target: { orgId?: string; id?: string }): string {
+  const user = ctx.db.users.get(orgKey(target.orgId ?? '', target.id ?? ''))
+  return (user && caseOfUser(ctx, user)?.name) ?? 'full'
+}
+
+/**
+ * The case of a user identify is creating with `userId` in `orgId`, written down where it must be
+ * kept: under `varied`, the next case of the organisation's turn (the first N users take all N
+ * cases, in an order drawn from the seed), kept for the user. `undefined` under `full`.
+ */
+export async function takeNewUserCase(
+  ctx: RuleContext,
+  orgId: string,
+  userId: string,
+): Promise<ShapeCase | undefined> {
+  const shapes = shapesOf(ctx, orgId)
+  if (shapes === 'full') return undefined
+  if (shapes !== 'varied') return caseNamed(shapes)
+  const { db } = ctx
+  const own = db.organisationShapes.get(orgId)
+  const turn = own?.variedUsers ?? 0
+  if (own) db.update('organisationShapes', own, { variedUsers: turn + 1 })
+  else await db.collections.organisationShapes.create({ orgId, shapes: null, variedUsers: 1 })
+  const order = turnOrder(ctx.seed, orgId)
+  const shape = shapeCases[order[turn % order.length] ?? 0] ?? firstCase
+  await db.collections.userShapes.create({ userId, shapeCase: shape.name })
+  return shape
+}
+
+/**
+ * Sets organisation `orgId`'s own answer shapes: 404 `Not found` for an organisation the mock
+ * does not have, a `TypeError` (400) for anything but a mode or a case's name.
+ *
+ * @example setOrganisationShapes(ctx, 'acme', 'varied')
+ */
+export async function setOrganisationShapes(
+  ctx: RuleContext,
+  orgId: string,
+  shapes: unknown,
+): Promise<void> {
+  const { db } = ctx
+  if (!db.organisations.get(orgId)) throw new ApiError('notFound')
+  const parsed = parseInput(shapesSchema, shapes)
+  const own = db.organisationShapes.get(orgId)
+  if (own) db.update('organisationShapes', own, { shapes: parsed })
+  else await db.collections.organisationShapes.create({ orgId, shapes: parsed, variedUsers: 0 })
+}
+
+const firstCase = shapeCases[0] as ShapeCase
+
+function caseNamed(name: string): ShapeCase {
+  return shapeCases.find((c) => c.name === name) ?? firstCase
+}
+
+function caseAt(hash: number): ShapeCase {
+  return shapeCases[hash % shapeCases.length] ?? firstCase
+}
+
+/** FNV-1a over the parts, each ended by a NUL: a stable 32-bit number, the same on every runtime. */
+function hashOf(...parts: (string | number)[]): number {
+  let hash = 0x811c9dc5
+  for (const part of parts) {
+    for (const char of `${part}\0`) {
+      hash ^= char.codePointAt(0) ?? 0
+      hash = Math.imul(hash, 0x01000193) >>> 0
+    }
+  }
+  return hash
+}
+
+/** The order in which organisation `orgId`'s new users take the cases: a shuffle drawn from the seed. */
+function turnOrder(seed: number, orgId: string): number[] {
+  const order = shapeCases.map((_, i) => i)
+  let state = hashOf(seed, orgId)
+  // mulberry32: a small seeded generator, enough to shuffle a dozen cases reproducibly.
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0
+    let t = state
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1))
+    ;[order[i], order[j]] = [order[j] as number, order[i] as number]
+  }
+  return order
+}
