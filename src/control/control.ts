@@ -39,6 +39,11 @@ interface ControlRoute {
   run: Run
   /** Served without the control token: the inspector page's files, which hold no data. */
   open?: true
+  /**
+   * Served without the control token and with the controls off: the health check, which reveals
+   * nothing and which container health checks and CI services call without credentials.
+   */
+  always?: true
 }
 
 const serveAsset: Run = async (_core, request) =>
@@ -88,6 +93,7 @@ export const controlRoutes = [
     method: 'GET',
     path: controlPaths.health,
     run: async () => jsonResponse(200, { status: 'ok' }),
+    always: true,
   },
   {
     method: 'GET',
@@ -184,18 +190,29 @@ const matchControlRoute = createRouteMatcher<ControlRoute>(controlRoutes)
 
 /** The paths served without the control token. */
 const openPaths = new Set<string>(
-  controlRoutes.filter((route): boolean => 'open' in route).map((route) => route.path),
+  controlRoutes
+    .filter((route): boolean => 'open' in route || 'always' in route)
+    .map((route) => route.path),
+)
+
+/** The paths served even with the controls off. */
+const alwaysPaths = new Set<string>(
+  controlRoutes.filter((route): boolean => 'always' in route).map((route) => route.path),
 )
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
 /** How the control endpoints are exposed. */
 export interface ControlOptions {
-  /** `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist. */
+  /**
+   * `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist,
+   * except `/__mock/health`, which container health checks rely on.
+   */
   enabled?: boolean
   /**
    * Requires `Authorization: Bearer <token>` on every `/__mock` request (401 otherwise), checked
-   * before anything else so that a client without it learns nothing.
+   * before anything else so that a client without it learns nothing; the inspector page's files
+   * and `/__mock/health` (which hold no data) excepted.
    */
   token?: string
 }
@@ -220,8 +237,9 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
     if (isCrossSite(request) || isWebhookDelivery(request)) {
       return toErrorResponse(new ApiError('forbidden'))
     }
-    if (!enabled) return toErrorResponse(new ApiError('notFound'))
-    if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
+    const pathname = pathnameOf(request.target)
+    if (!enabled && !alwaysPaths.has(pathname)) return toErrorResponse(new ApiError('notFound'))
+    if (tokenHash !== undefined && !openPaths.has(pathname)) {
       const presented = bearerCredential(request.headers.get('authorization'))
       if (presented === undefined || hashSecret(presented) !== tokenHash) {
         return toErrorResponse(

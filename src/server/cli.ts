@@ -188,7 +188,7 @@ function curlLine(url: string, credentials: Credentials[]): string | null {
 function controlLine(options: ResolvedServerOptions): string {
   if (!options.control) return 'Controls: off (--no-control).'
   const endpoints = controlRoutes
-    .filter((route) => !('open' in route))
+    .filter((route) => !('open' in route) && !('always' in route))
     .map((route) => `${route.method} ${route.path}`)
     .join(', ')
   // The token is not printed: unlike the API keys, it was not made up by the mock.
