@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { onStopSignal } from './stop-signals.ts'
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
@@ -145,8 +146,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
     setTimeout(() => process.exit(0), 1500).unref()
     running.close().then(() => process.exit(0))
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  onStopSignal(stop)
   // npm (npx, npm exec, npm run) runs a bin under `sh -c` and does not pass a SIGTERM on: stopping
   // `npx identify-api-mock serve` ends npm and the shell and would leave the server running, its
   // parent gone. Run by a package runner, the server stops when the process that started it is gone.
