@@ -26,6 +26,7 @@ import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
 import type { WebhookEventInput } from '../webhooks/events.ts'
 import type { WebhookEndpointInput } from '../webhooks/webhook-schemas.ts'
+import { controlEndpoints } from './control-endpoints.ts'
 
 type Run = (
   core: MockCore,
@@ -56,8 +57,7 @@ const serveAsset: Run = async (_core, request) =>
  */
 export const controlRoutes = [
   {
-    method: 'POST',
-    path: controlPaths.reset,
+    ...controlEndpoints.reset,
     run: async (core, request) => {
       const scope = readJsonObject(request, {})
       if (!scope) return refuse('The body must be empty, {} or {"orgId"}.')
@@ -65,15 +65,13 @@ export const controlRoutes = [
       return noContent
     },
   },
-  { method: 'POST', path: controlPaths.faults, run: addFault },
+  { ...controlEndpoints.addFault, run: addFault },
   {
-    method: 'GET',
-    path: controlPaths.faults,
+    ...controlEndpoints.listFaults,
     run: async (core) => jsonResponse(200, core.queuedFaults()),
   },
   {
-    method: 'GET',
-    path: controlPaths.state,
+    ...controlEndpoints.state,
     run: async (core) => ({
       status: 200,
       headers: { 'content-type': 'application/json' },
@@ -82,16 +80,14 @@ export const controlRoutes = [
     }),
   },
   {
-    method: 'GET',
-    path: controlPaths.requests,
+    ...controlEndpoints.requests,
     run: async (core, request) =>
       withQuery(request, requestsQuerySchema, ({ limit, orgId }) =>
         jsonResponse(200, newestEntries(core.requests({ orgId }), limit)),
       ),
   },
   {
-    method: 'GET',
-    path: controlPaths.health,
+    ...controlEndpoints.health,
     run: async () => jsonResponse(200, { status: 'ok' }),
     always: true,
   },
@@ -103,27 +99,25 @@ export const controlRoutes = [
   { method: 'GET', path: controlPaths.inspector, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorStyle, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorScript, run: serveAsset, open: true },
-  { method: 'GET', path: controlPaths.organisations, run: listOrganisations },
+  { ...controlEndpoints.listOrganisations, run: listOrganisations },
   {
-    method: 'POST',
-    path: controlPaths.organisations,
+    ...controlEndpoints.createOrganisation,
     run: async (core, request) => {
       const input = readJsonObject(request, {})
       if (!input) return refuse('The body must be a JSON object: {"orgId"?,"name"?,"users"?}.')
-      return jsonResponse(201, await core.organisations.create(input))
+      const { orgId, apiKey } = await core.organisations.create(input)
+      return jsonResponse(201, { orgId, apiKey })
     },
   },
   {
-    method: 'DELETE',
-    path: `${controlPaths.organisations}/:orgId`,
+    ...controlEndpoints.removeOrganisation,
     run: async (core, _request, { orgId = '' }) => {
       await core.organisations.remove(orgId)
       return noContent
     },
   },
   {
-    method: 'PUT',
-    path: `${controlPaths.organisations}/:orgId/users/:id`,
+    ...controlEndpoints.putUser,
     run: async (core, request, { orgId = '', id = '' }) => {
       const user = readJsonObject(request)
       if (!user) return refuse('The body must be a JSON object: a user of the data file.')
@@ -156,10 +150,9 @@ export const controlRoutes = [
         jsonResponse(200, await core.transact((ctx) => deleteUser(ctx, query.orgId, query))),
       ),
   },
-  { method: 'POST', path: controlPaths.webhooks, run: addWebhook },
+  { ...controlEndpoints.addWebhook, run: addWebhook },
   {
-    method: 'GET',
-    path: controlPaths.webhooks,
+    ...controlEndpoints.listWebhooks,
     // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
     run: async (core) =>
       jsonResponse(
@@ -168,22 +161,20 @@ export const controlRoutes = [
       ),
   },
   {
-    method: 'GET',
-    path: controlPaths.webhookDeliveries,
+    ...controlEndpoints.webhookDeliveries,
     run: async (core, request) =>
       withQuery(request, journalQuerySchema, ({ limit }) =>
         jsonResponse(200, newestEntries(core.webhooks.deliveries(), limit)),
       ),
   },
   {
-    method: 'DELETE',
-    path: `${controlPaths.webhooks}/:id`,
+    ...controlEndpoints.removeWebhook,
     run: async (core, _request, { id = '' }) => {
       if (!core.webhooks.remove(id)) throw new ApiError('webhookNotFound')
       return noContent
     },
   },
-  { method: 'POST', path: controlPaths.events, run: raiseEvent },
+  { ...controlEndpoints.raiseEvent, run: raiseEvent },
 ] as const satisfies readonly ControlRoute[]
 
 const matchControlRoute = createRouteMatcher<ControlRoute>(controlRoutes)

@@ -47,6 +47,7 @@ import {
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
+import { inProcessTenant, type Tenant } from './tenant.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -166,7 +167,7 @@ export class MockCore {
         }),
     }
     this.organisations = {
-      create: (input) => this.#createOrganisation(input),
+      create: async (input) => inProcessTenant(this, await this.#createOrganisation(input)),
       remove: (orgId) => this.#removeOrganisation(orgId),
       putUser: (orgId, id, user) => this.#putUser(orgId, id, user),
     }
@@ -565,10 +566,11 @@ export interface PutUserResult {
 export interface OrganisationControls {
   /**
    * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
-   * paths and users); resolves to its id and key. Rejects with the API's 409 `Conflict` for an
-   * `orgId` the mock has, and a `TypeError` for invalid input or past `maxOrganisations`.
+   * paths and users); resolves to its {@link Tenant} handle (its id, key and base URL, and its
+   * scoped controls). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
+   * `TypeError` for invalid input or past `maxOrganisations`.
    */
-  create(input?: OrganisationInput): Promise<CreatedOrganisation>
+  create(input?: OrganisationInput): Promise<Tenant>
   /**
    * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
    * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
