@@ -156,9 +156,17 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   }
   const credentials = running.core.credentials
   const webhooks = running.core.webhooks.list()
-  const curl = curlLine(running.url, credentials)
-  const inspector = options.control ? `${running.url}${controlPaths.inspector}` : null
   const address = running.server.address()
+  // Bound to every interface (in a container, always), `http://0.0.0.0:4010` is no address to call:
+  // the banner shows the loopback one, which works here (inside the container), and says that from
+  // outside a container the address is the one its engine publishes the port on.
+  const everywhere =
+    address !== null && typeof address === 'object' && ['0.0.0.0', '::'].includes(address.address)
+  const url = everywhere
+    ? running.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:')
+    : running.url
+  const curl = curlLine(url, credentials)
+  const inspector = options.control ? `${url}${controlPaths.inspector}` : null
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
@@ -174,8 +182,15 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
       `${JSON.stringify({ url: running.url, pid: process.pid, organisations: credentials, curl, inspector, webhooks })}\n`,
     )
   } else {
+    const port = new URL(running.url).port
+    const listening = everywhere
+      ? [
+          `identify-api-mock listening on ${url} (every interface, port ${port})`,
+          `In a container, this is the address inside it: from outside, call the address and port the engine publishes ${port} on (docker port <container> ${port}).`,
+        ]
+      : [`identify-api-mock listening on ${url}`]
     process.stdout.write(
-      banner(running.url, credentials, curl, inspector, webhooks, controlLine(options)),
+      banner(listening, url, credentials, curl, inspector, webhooks, controlLine(options)),
     )
   }
 }
@@ -198,6 +213,7 @@ function controlLine(options: ResolvedServerOptions): string {
 }
 
 function banner(
+  listening: string[],
   url: string,
   credentials: Credentials[],
   curl: string | null,
@@ -210,7 +226,7 @@ function banner(
     (c) => `  ${c.orgId.padEnd(width)}  ${c.apiKeys.join(', ') || '(no key known in clear)'}`,
   )
   return [
-    `identify-api-mock listening on ${url}`,
+    ...listening,
     '',
     credentials.length > 0
       ? 'Organisations and API keys:'
