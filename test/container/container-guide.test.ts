@@ -24,7 +24,10 @@ const repo = fileURLToPath(new URL('../..', import.meta.url))
 const guide = readFileSync(`${repo}docs/guides/container.md`, 'utf8')
 const yamlBlocks = [...guide.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '')
 const [compose = '', actions = ''] = yamlBlocks
-const python = spawnSync('python3', ['--version']).status === 0
+/** The first Python here with pytest and pytest-xdist, which the Python example's suite needs. */
+const python = ['python3', '/usr/bin/python3'].find(
+  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
+)
 
 /**
  * The `KEY: value` entries of the first mapping named `key` after the line `after` in a YAML
@@ -69,7 +72,12 @@ describe.skipIf(noContainers !== undefined)(
       const network = `identify-api-mock-guide-${process.pid}`
       await containers(['network', 'create', network])
       const mockEnv = mapping(compose, 'mock:', 'environment')
-      const testsEnv = mapping(compose, 'tests:', 'environment')
+      // The tests service's URL, and the key and organisation the mock was given.
+      const testsEnv = {
+        ...mapping(compose, 'tests:', 'environment'),
+        IDENTIFY_API_KEY: mockEnv.IDENTIFY_API_MOCK_API_KEY ?? '',
+        IDENTIFY_ORG_ID: mockEnv.IDENTIFY_API_MOCK_ORG ?? '',
+      }
       const started: string[] = []
       /** Starts the mock as `mock` on the network, with `env`. */
       const startMock = async (env: Record<string, string>) => {
@@ -134,21 +142,28 @@ describe.skipIf(noContainers !== undefined)(
         await service?.stop()
       })
 
-      it.skipIf(!python)('passes with the job’s settings', async () => {
-        const env = mapping(actions, 'working-directory: examples/python-backend', 'env')
-        expect(env.IDENTIFY_API_URL).toBe('http://127.0.0.1:4010')
-        const { stderr } = await run('python3', ['-m', 'unittest', '-v'], {
-          cwd: `${repo}examples/python-backend`,
-          env: {
-            ...process.env,
-            ...env,
-            IDENTIFY_API_URL: service.url,
-            PYTHONDONTWRITEBYTECODE: '1',
-          },
-        })
-        expect(stderr).toMatch(/^Ran 5 tests in /m)
-        expect(stderr).toMatch(/^OK$/m)
-      })
+      it.skipIf(python === undefined)(
+        'passes with the job’s settings, in four workers',
+        async () => {
+          const env = mapping(actions, 'working-directory: examples/python-backend', 'env')
+          expect(env.IDENTIFY_API_URL).toBe('http://127.0.0.1:4010')
+          expect(actions).toContain('python3 -m pytest -n 4')
+          const { stdout } = await run(
+            python as string,
+            ['-m', 'pytest', '-n', '4', '-q', '-p', 'no:cacheprovider'],
+            {
+              cwd: `${repo}examples/python-backend`,
+              env: {
+                ...process.env,
+                ...env,
+                IDENTIFY_API_URL: service.url,
+                PYTHONDONTWRITEBYTECODE: '1',
+              },
+            },
+          )
+          expect(stdout).toMatch(/^15 passed in /m)
+        },
+      )
     })
   },
 )
