@@ -209,8 +209,12 @@ function isCallSource(value: unknown): value is CallSource {
   )
 }
 
+/**
+ * Whether `value` is a plain object of any realm: jest runs a test file in a realm of its own,
+ * while the calls a client reads come from `fetch`'s JSON, made in Node's.
+ */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false
   const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
+  return prototype === null || Object.getPrototypeOf(prototype) === null
 }
