@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -12,7 +12,7 @@ import { codeBlocks, repoRoot } from '../support/docs.ts'
  * The harness entries as a consumer receives them, from the packed package in scratch projects
  * outside the repository: today's vitest with four workers on the shared server, eight test files
  * each with its own tenant, three runs in a row (the many-tests guide's config and test file as
- * they stand); and the Testcontainers module with only the package, `testcontainers` and the
+ * they stand), and the same with jest; and the Testcontainers module with only the package, `testcontainers` and the
  * engine (the container guide's block as it stands).
  */
 const run = promisify(execFile)
@@ -86,6 +86,40 @@ describe('the harness entries of the packed package', () => {
         files: '8 passed (8)',
       })
       expect(report).toMatch(/Tests +24 passed \(24\)/)
+    }
+  }, 600_000)
+
+  it('runs 8 test files in 4 jest workers on one shared server, a tenant each, 3 runs in a row', async () => {
+    // The example's test file as it stands, in a project whose config names the entries by package.
+    const spec = readFileSync(
+      join(repoRoot, 'examples/jest-shared-server/tenant-1.spec.ts'),
+      'utf8',
+    )
+    const specs = Object.fromEntries(
+      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, spec]),
+    )
+    const config = `export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '\\\\.ts$': ['babel-jest', { presets: ['@babel/preset-typescript'] }] },
+  globalSetup: 'identify-api-mock/jest-server',
+  globalTeardown: 'identify-api-mock/jest-server-teardown',
+  globals: { identifyApiMockServer: { seed: 7 } },
+}
+`
+    const dir = project('jest', { 'jest.config.js': config, ...specs })
+    await npm(['install', '-D', 'jest@30', '@babel/preset-typescript@7', tarball], dir)
+    for (let round = 1; round <= 3; round++) {
+      const { stderr } = await run(
+        node26,
+        ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--ci', '--maxWorkers', '4'],
+        { cwd: dir, env },
+      )
+      expect({ round, suites: stderr.match(/Test Suites: +(.*)/)?.[1] }).toEqual({
+        round,
+        suites: '8 passed, 8 total',
+      })
+      expect(stderr).toMatch(/Tests: +16 passed, 16 total/)
     }
   }, 600_000)
 
