@@ -1,11 +1,14 @@
 import { execFile, spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { cliPath } from '../support/cli-process.ts'
 import {
   containers,
+  engine,
   image,
   noContainers,
   type RunningContainer,
@@ -124,6 +127,48 @@ describe.skipIf(noContainers !== undefined)(
       } finally {
         if (started.length > 0) await containers(['rm', '-f', ...started]).catch(() => {})
         await containers(['network', 'rm', '-f', network]).catch(() => {})
+      }
+    })
+
+    it('data files: loads a mounted file readable by uid 1000, and refuses a 0600 one in one line', async () => {
+      const block = guide.slice(guide.indexOf('## Data files'))
+      expect(block).toContain('-v "$PWD/data.json:/mock/data.json:ro"')
+      expect(block).toContain('-e IDENTIFY_API_MOCK_DATA=/mock/data.json')
+      const dir = mkdtempSync(join(tmpdir(), 'identify-api-mock-data-'))
+      try {
+        const file = join(dir, 'data.json')
+        const data = { organisations: [{ orgId: 'acme', apiKeys: ['acme-key'] }], users: [] }
+        writeFileSync(file, JSON.stringify(data), { mode: 0o644 })
+        const env = { IDENTIFY_API_MOCK_DATA: '/mock/data.json' }
+        const mounted = await startContainer([], { env, volume: `${file}:/mock/data.json:ro` })
+        try {
+          expect(mounted.credentials.map((c) => c.orgId)).toContain('acme')
+        } finally {
+          await mounted.stop()
+        }
+        chmodSync(file, 0o600)
+        const refused = await run(engine, [
+          'run',
+          '--rm',
+          '-v',
+          `${file}:/mock/data.json:ro`,
+          '-e',
+          'IDENTIFY_API_MOCK_DATA=/mock/data.json',
+          image as string,
+        ]).then(
+          () => ({ code: 0, stderr: '' }),
+          (error: { code: number; stderr: string }) => error,
+        )
+        expect(refused.code).toBe(1)
+        // The engine may add log lines of its own; the server's is one.
+        const lines = refused.stderr
+          .split('\n')
+          .filter((line) => line.startsWith('identify-api-mock'))
+        expect(lines).toEqual([
+          expect.stringMatching(/^identify-api-mock: \/mock\/data\.json: cannot be read: /),
+        ])
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
       }
     })
 
