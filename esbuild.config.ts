@@ -100,7 +100,9 @@ if (!process.env.BIN_OUT_DIR) {
     mainFields: ['module', 'main'],
     format: 'esm',
     target: 'es2023',
-    external: [...Object.keys(peerDependencies), 'node:*'],
+    // commander is CommonJS, which an ES bundle cannot `require` (it needs `node:events`): the
+    // Testcontainers entry, which reads the serve flags' table, imports it as installed.
+    external: [...Object.keys(peerDependencies), 'commander', 'node:*'],
     plugins: [zodEnglishOnly],
     define,
     legalComments: 'eof',

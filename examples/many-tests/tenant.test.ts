@@ -1,19 +1,20 @@
 import { readFileSync } from 'node:fs'
+import { connectMockApi, type Tenant } from 'identify-api-mock/client'
 import { startServer } from 'identify-api-mock/server'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { createTenant, type Tenant } from './tenant.ts'
 
 // In CI the server runs beside the tests (`npx identify-api-mock serve --data data.json`); here
 // the test starts one with the same data file.
 const data = JSON.parse(readFileSync(new URL('./data.json', import.meta.url), 'utf8'))
 const server = await startServer({ port: 0, data })
 const mockUrl = server.url
+const api = connectMockApi(mockUrl)
 afterAll(() => server.close())
 
 describe('a test worker with its own tenant', () => {
   let tenant: Tenant
   beforeAll(async () => {
-    tenant = await createTenant(mockUrl, {
+    tenant = await api.organisations.create({
       users: [{ id: 'archived-user', registrationStatus: 'archived' }],
     })
   })
@@ -33,7 +34,7 @@ describe('a test worker with its own tenant', () => {
   })
 
   it('takes its own fault, and sees only its own calls', async () => {
-    await tenant.failNext('identify', 500)
+    await tenant.failNext('identify', { status: 500 })
     expect((await identify('ada')).status).toBe(500)
     expect((await identify('ada')).status).toBe(200)
     expect((await tenant.calls()).map((call) => call.status)).toEqual([500, 200])

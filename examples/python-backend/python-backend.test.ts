@@ -5,37 +5,37 @@ import { describe, expect, it } from 'vitest'
 import { startServer } from '../../src/server/server.ts'
 
 /**
- * The Python example's own tests (`python3 -m unittest`, standard library only) against the
- * standalone server, as a Python backend's CI runs them beside the server or its container.
+ * The Python example's own suite (pytest, a tenant per test) run in four parallel workers
+ * (`pytest -n 4`, pytest-xdist) against one standalone server, as a Python backend's CI runs it
+ * beside the server or its container.
  */
-const python = spawnSync('python3', ['--version']).status === 0
 const here = fileURLToPath(new URL('.', import.meta.url))
+/** The first Python here with pytest and pytest-xdist (Debian's `python3-pytest`, `python3-pytest-xdist`). */
+const python = ['python3', '/usr/bin/python3'].find(
+  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
+)
 
-describe.skipIf(!python)(
-  `a Python backend's tests${python ? '' : ' (skipped: no python3 here)'}`,
+describe.skipIf(python === undefined)(
+  `a Python backend's tests${python ? '' : ' (skipped: no python3 with pytest and pytest-xdist here)'}`,
   () => {
-    it('pass against the server', async () => {
-      const server = await startServer({
-        port: 0,
-        organisations: [{ orgId: 'acme', apiKeys: ['acme-test-key'] }],
-      })
+    it('pass with pytest -n 4 against one server, a tenant per test', async () => {
+      const server = await startServer({ port: 0 })
       try {
-        const { stderr } = await promisify(execFile)('python3', ['-m', 'unittest', '-v'], {
-          cwd: here,
-          env: {
-            ...process.env,
-            IDENTIFY_API_URL: server.url,
-            IDENTIFY_API_KEY: 'acme-test-key',
-            IDENTIFY_ORG_ID: 'acme',
+        const { stdout } = await promisify(execFile)(
+          python as string,
+          ['-m', 'pytest', '-n', '4', '-q', '-p', 'no:cacheprovider'],
+          {
+            cwd: here,
             // No __pycache__ left in the repository.
-            PYTHONDONTWRITEBYTECODE: '1',
+            env: { ...process.env, IDENTIFY_API_URL: server.url, PYTHONDONTWRITEBYTECODE: '1' },
           },
-        })
-        expect(stderr).toMatch(/^Ran 5 tests in /m)
-        expect(stderr).toMatch(/^OK$/m)
+        )
+        expect(stdout).toMatch(/^15 passed in /m)
+        // Every test removed its tenant: only the seeded organisations are left.
+        expect(server.core.credentials.map((c) => c.orgId)).toEqual(['org-1', 'org-2'])
       } finally {
         await server.close()
       }
-    }, 60_000)
+    }, 120_000)
   },
 )

@@ -1,66 +1,66 @@
-"""The backend's client tested against the mock: `python3 -m unittest` with the mock's URL in
-IDENTIFY_API_URL (the server, or its container in a CI service). The test resets the mock before
-each test and queues faults through its /__mock control endpoints."""
+"""The backend's client tested against the mock with pytest, in parallel (`pytest -n 4`): each test
+has a tenant of its own (see conftest.py), whose faults and reset touch no other test's."""
 
-import json
-import os
-import unittest
 import urllib.request
 
+import pytest
+
+from conftest import BASE_URL
 from identify_client import ApiError, IdentifyClient
 
-BASE_URL = os.environ.get("IDENTIFY_API_URL", "http://127.0.0.1:4010")
-API_KEY = os.environ.get("IDENTIFY_API_KEY", "test-key")
-ORG_ID = os.environ.get("IDENTIFY_ORG_ID", "acme")
+
+def test_identify_creates_the_user_with_a_token(client, tenant):
+    answer = client.identify("py-1", firstName="Ada", country="GB")
+    assert answer["id"] == "py-1"
+    assert answer["token"]
+    assert tenant.user("py-1")["profile"]["firstName"] == "Ada"
 
 
-def control(method, path, body=None):
-    """Calls a /__mock control endpoint; its JSON answer, or None for 204."""
-    request = urllib.request.Request(
-        BASE_URL + path,
-        method=method,
-        data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response) if response.status != 204 else None
+def test_a_user_created_in_an_exact_state_keeps_it(client):
+    assert client.identify("archived")["data"]["registrationStatus"] == "archived"
 
 
-class IdentifyClientTest(unittest.TestCase):
-    def setUp(self):
-        control("POST", "/__mock/reset")
-        self.client = IdentifyClient(BASE_URL, API_KEY, ORG_ID)
-
-    def test_identify_creates_the_user_with_a_token(self):
-        answer = self.client.identify("py-1", firstName="Ada", country="GB")
-        self.assertEqual(answer["id"], "py-1")
-        self.assertTrue(answer["token"])
-        user = control("GET", f"/__mock/user?orgId={ORG_ID}&id=py-1")
-        self.assertEqual(user["profile"]["firstName"], "Ada")
-
-    def test_the_web_view_url_signs_the_user_in(self):
-        url = self.client.web_view_url("py-2", firstName="Grace")
-        with urllib.request.urlopen(url, timeout=10) as page:
-            self.assertEqual(page.status, 200)
-            self.assertIn("Grace", page.read().decode())
-
-    def test_delete_removes_the_user_and_tells_an_unknown_one(self):
-        self.client.identify("py-3")
-        self.assertTrue(self.client.delete_user("py-3"))
-        self.assertFalse(self.client.delete_user("py-3"))
-
-    def test_a_wrong_key_is_an_error_with_the_status(self):
-        client = IdentifyClient(BASE_URL, "not-a-key", ORG_ID)
-        with self.assertRaises(ApiError) as raised:
-            client.identify("py-4")
-        self.assertEqual(raised.exception.status, 401)
-
-    def test_a_server_error_reaches_the_caller(self):
-        control("POST", "/__mock/faults", {"operation": "identify", "status": 500})
-        with self.assertRaises(ApiError) as raised:
-            self.client.identify("py-5")
-        self.assertEqual((raised.exception.status, raised.exception.message), (500, "Internal server error"))
+def test_the_web_view_url_signs_the_user_in(client):
+    url = client.web_view_url("py-2", firstName="Grace")
+    with urllib.request.urlopen(url, timeout=10) as page:
+        assert page.status == 200
+        assert "Grace" in page.read().decode()
 
 
-if __name__ == "__main__":
-    unittest.main()
+def test_delete_removes_the_user_and_tells_an_unknown_one(client):
+    client.identify("py-3")
+    assert client.delete_user("py-3") is True
+    assert client.delete_user("py-3") is False
+
+
+def test_a_wrong_key_is_an_error_with_the_status(tenant):
+    client = IdentifyClient(BASE_URL, "not-a-key", tenant.org_id)
+    with pytest.raises(ApiError) as raised:
+        client.identify("py-4")
+    assert raised.value.status == 401
+
+
+@pytest.mark.parametrize("attempt", range(8))
+def test_a_server_error_reaches_the_caller_and_only_this_tenant(client, tenant, attempt):
+    tenant.fail_next("identify", 500)
+    with pytest.raises(ApiError) as raised:
+        client.identify(f"py-5-{attempt}")
+    assert (raised.value.status, raised.value.message) == (500, "Internal server error")
+    assert client.identify(f"py-5-{attempt}")["id"] == f"py-5-{attempt}"
+    assert [call["status"] for call in tenant.calls()] == [500, 200]
+
+
+def test_a_fault_for_one_user_spares_the_others(client, tenant):
+    tenant.fail_next("delete", 500, id="archived")
+    client.identify("other")
+    assert client.delete_user("other") is True
+    with pytest.raises(ApiError):
+        client.delete_user("archived")
+    assert client.delete_user("archived") is True
+
+
+def test_a_reset_brings_back_only_this_tenant(client, tenant):
+    assert client.delete_user("archived") is True
+    tenant.reset()
+    assert tenant.calls() == []
+    assert client.identify("archived")["data"]["registrationStatus"] == "archived"

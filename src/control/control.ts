@@ -27,6 +27,7 @@ import { bearerCredential } from '../rules/authenticate.ts'
 import { deleteUser } from '../rules/delete-user.ts'
 import type { WebhookEventInput } from '../webhooks/events.ts'
 import type { WebhookEndpointInput } from '../webhooks/webhook-schemas.ts'
+import { controlEndpoints } from './control-endpoints.ts'
 
 type Run = (
   core: MockCore,
@@ -40,6 +41,11 @@ interface ControlRoute {
   run: Run
   /** Served without the control token: the inspector page's files, which hold no data. */
   open?: true
+  /**
+   * Served without the control token and with the controls off: the health check, which reveals
+   * nothing and which container health checks and CI services call without credentials.
+   */
+  always?: true
 }
 
 const serveAsset: Run = async (_core, request) =>
@@ -52,8 +58,7 @@ const serveAsset: Run = async (_core, request) =>
  */
 export const controlRoutes = [
   {
-    method: 'POST',
-    path: controlPaths.reset,
+    ...controlEndpoints.reset,
     run: async (core, request) => {
       const scope = readJsonObject(request, {})
       if (!scope) return refuse('The body must be empty, {} or {"orgId"}.')
@@ -61,15 +66,13 @@ export const controlRoutes = [
       return noContent
     },
   },
-  { method: 'POST', path: controlPaths.faults, run: addFault },
+  { ...controlEndpoints.addFault, run: addFault },
   {
-    method: 'GET',
-    path: controlPaths.faults,
+    ...controlEndpoints.listFaults,
     run: async (core) => jsonResponse(200, core.queuedFaults()),
   },
   {
-    method: 'GET',
-    path: controlPaths.state,
+    ...controlEndpoints.state,
     run: async (core) => ({
       status: 200,
       headers: { 'content-type': 'application/json' },
@@ -78,17 +81,16 @@ export const controlRoutes = [
     }),
   },
   {
-    method: 'GET',
-    path: controlPaths.requests,
+    ...controlEndpoints.requests,
     run: async (core, request) =>
       withQuery(request, requestsQuerySchema, ({ limit, orgId }) =>
         jsonResponse(200, newestEntries(core.requests({ orgId }), limit)),
       ),
   },
   {
-    method: 'GET',
-    path: controlPaths.health,
+    ...controlEndpoints.health,
     run: async () => jsonResponse(200, { status: 'ok' }),
+    always: true,
   },
   {
     method: 'GET',
@@ -98,27 +100,25 @@ export const controlRoutes = [
   { method: 'GET', path: controlPaths.inspector, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorStyle, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorScript, run: serveAsset, open: true },
-  { method: 'GET', path: controlPaths.organisations, run: listOrganisations },
+  { ...controlEndpoints.listOrganisations, run: listOrganisations },
   {
-    method: 'POST',
-    path: controlPaths.organisations,
+    ...controlEndpoints.createOrganisation,
     run: async (core, request) => {
       const input = readJsonObject(request, {})
       if (!input) return refuse('The body must be a JSON object: {"orgId"?,"name"?,"users"?}.')
-      return jsonResponse(201, await core.organisations.create(input))
+      const { orgId, apiKey } = await core.organisations.create(input)
+      return jsonResponse(201, { orgId, apiKey })
     },
   },
   {
-    method: 'DELETE',
-    path: `${controlPaths.organisations}/:orgId`,
+    ...controlEndpoints.removeOrganisation,
     run: async (core, _request, { orgId = '' }) => {
       await core.organisations.remove(orgId)
       return noContent
     },
   },
   {
-    method: 'PUT',
-    path: `${controlPaths.organisations}/:orgId/users/:id`,
+    ...controlEndpoints.putUser,
     run: async (core, request, { orgId = '', id = '' }) => {
       const user = readJsonObject(request)
       if (!user) return refuse('The body must be a JSON object: a user of the data file.')
@@ -169,10 +169,9 @@ export const controlRoutes = [
         jsonResponse(200, await core.transact((ctx) => deleteUser(ctx, query.orgId, query))),
       ),
   },
-  { method: 'POST', path: controlPaths.webhooks, run: addWebhook },
+  { ...controlEndpoints.addWebhook, run: addWebhook },
   {
-    method: 'GET',
-    path: controlPaths.webhooks,
+    ...controlEndpoints.listWebhooks,
     // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
     run: async (core) =>
       jsonResponse(
@@ -181,40 +180,49 @@ export const controlRoutes = [
       ),
   },
   {
-    method: 'GET',
-    path: controlPaths.webhookDeliveries,
+    ...controlEndpoints.webhookDeliveries,
     run: async (core, request) =>
       withQuery(request, journalQuerySchema, ({ limit }) =>
         jsonResponse(200, newestEntries(core.webhooks.deliveries(), limit)),
       ),
   },
   {
-    method: 'DELETE',
-    path: `${controlPaths.webhooks}/:id`,
+    ...controlEndpoints.removeWebhook,
     run: async (core, _request, { id = '' }) => {
       if (!core.webhooks.remove(id)) throw new ApiError('webhookNotFound')
       return noContent
     },
   },
-  { method: 'POST', path: controlPaths.events, run: raiseEvent },
+  { ...controlEndpoints.raiseEvent, run: raiseEvent },
 ] as const satisfies readonly ControlRoute[]
 
 const matchControlRoute = createRouteMatcher<ControlRoute>(controlRoutes)
 
 /** The paths served without the control token. */
 const openPaths = new Set<string>(
-  controlRoutes.filter((route): boolean => 'open' in route).map((route) => route.path),
+  controlRoutes
+    .filter((route): boolean => 'open' in route || 'always' in route)
+    .map((route) => route.path),
+)
+
+/** The paths served even with the controls off. */
+const alwaysPaths = new Set<string>(
+  controlRoutes.filter((route): boolean => 'always' in route).map((route) => route.path),
 )
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
 /** How the control endpoints are exposed. */
 export interface ControlOptions {
-  /** `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist. */
+  /**
+   * `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist,
+   * except `/__mock/health`, which container health checks rely on.
+   */
   enabled?: boolean
   /**
    * Requires `Authorization: Bearer <token>` on every `/__mock` request (401 otherwise), checked
-   * before anything else so that a client without it learns nothing.
+   * before anything else so that a client without it learns nothing; the inspector page's files
+   * and `/__mock/health` (which hold no data) excepted.
    */
   token?: string
 }
@@ -239,8 +247,9 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
     if (isCrossSite(request) || isWebhookDelivery(request)) {
       return toErrorResponse(new ApiError('forbidden'))
     }
-    if (!enabled) return toErrorResponse(new ApiError('notFound'))
-    if (tokenHash !== undefined && !openPaths.has(pathnameOf(request.target))) {
+    const pathname = pathnameOf(request.target)
+    if (!enabled && !alwaysPaths.has(pathname)) return toErrorResponse(new ApiError('notFound'))
+    if (tokenHash !== undefined && !openPaths.has(pathname)) {
       const presented = bearerCredential(request.headers.get('authorization'))
       if (presented === undefined || hashSecret(presented) !== tokenHash) {
         return toErrorResponse(

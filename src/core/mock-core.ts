@@ -23,6 +23,7 @@ import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
 import { statePieces } from './state-pieces.ts'
 import { type OrganisationControls, TenantControls } from './tenant-controls.ts'
+import { inProcessTenant } from './tenant.ts'
 import { type StateStore, Transactions } from './transactions.ts'
 
 export type {
@@ -153,7 +154,7 @@ export class MockCore {
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
     })
     this.organisations = {
-      create: (input) => this.#tenants.create(input),
+      create: async (input) => inProcessTenant(this, await this.#tenants.create(input)),
       remove: (orgId) => this.#tenants.remove(orgId),
       putUser: (orgId, id, user) => this.#tenants.putUser(orgId, id, user),
       setShapes: (orgId, shapes) => this.#tenants.setShapes(orgId, shapes),

@@ -14,6 +14,7 @@ import {
   putUser,
   startOfOrganisation,
 } from '../rules/organisations.ts'
+import type { Tenant } from './tenant.ts'
 import type { Transactions } from './transactions.ts'
 
 /** An organisation created at run time: its id, and its API key in clear. */
@@ -31,10 +32,11 @@ export interface PutUserResult {
 export interface OrganisationControls {
   /**
    * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
-   * paths and users); resolves to its id and key. Rejects with the API's 409 `Conflict` for an
-   * `orgId` the mock has, and a `TypeError` for invalid input or past `maxOrganisations`.
+   * paths and users); resolves to its {@link Tenant} handle (its id, key and base URL, and its
+   * scoped controls). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
+   * `TypeError` for invalid input or past `maxOrganisations`.
    */
-  create(input?: OrganisationInput): Promise<CreatedOrganisation>
+  create(input?: OrganisationInput): Promise<Tenant>
   /**
    * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
    * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
@@ -76,7 +78,7 @@ export interface TenantDeps {
  * const { orgId } = await tenants.create({ users: 2 })
  * await tenants.reset(orgId)
  */
-export class TenantControls implements OrganisationControls {
+export class TenantControls {
   /** The organisations and API keys a client can use, keys in clear. */
   credentials: Credentials[]
   readonly #deps: TenantDeps

@@ -54,12 +54,15 @@ const verbs = { identify: 'identified', delete: 'deleted' } as const
  * Matchers for `expect.extend(matchers)` (vitest and jest) over a mock's calls: `toHaveIdentified`
  * and `toHaveDeleted`. Each matches a deep partial of what the call asked (asymmetric matchers
  * such as `expect.any(String)` allowed), over every call of the operation unless `status`
- * narrows it; a failure lists the calls that were made.
+ * narrows it; a failure lists the calls that were made. They take an in-process mock, or, awaited,
+ * a client of a server (`connectMockApi`) or a tenant (`organisations.create()`), whose calls are
+ * read over HTTP.
  *
  * @example
  * expect.extend(matchers)
  * expect(api).toHaveIdentified({ id: 'user-42', data: { firstName: 'Ada' } }, { times: 1 })
  * expect(api).toHaveDeleted({ orgId: 'acme', id: 'user-42' }, { status: 200 })
+ * await expect(tenant).toHaveIdentified({ id: 'user-42' })
  */
 export const matchers = {
   toHaveIdentified(
@@ -67,7 +70,7 @@ export const matchers = {
     received: unknown,
     request?: IdentifyExpectation,
     options?: CallExpectation,
-  ): MatcherResult {
+  ): MatcherResult | Promise<MatcherResult> {
     return matchCalls(this, received, 'identify', request, options)
   },
   toHaveDeleted(
@@ -75,13 +78,14 @@ export const matchers = {
     received: unknown,
     request?: DeleteExpectation,
     options?: CallExpectation,
-  ): MatcherResult {
+  ): MatcherResult | Promise<MatcherResult> {
     return matchCalls(this, received, 'delete', request, options)
   },
 }
 
+/** A mock in-process, a client of a server, or a tenant of either (its calls awaited). */
 interface CallSource {
-  calls(operation: Operation, scope?: { orgId?: string }): Call[]
+  calls(operation: Operation, scope?: { orgId?: string }): Call[] | Promise<Call[]>
 }
 
 function matchCalls(
@@ -90,14 +94,26 @@ function matchCalls(
   operation: keyof typeof verbs,
   expected: unknown,
   options: CallExpectation = {},
-): MatcherResult {
+): MatcherResult | Promise<MatcherResult> {
   if (!isCallSource(received)) {
     throw new TypeError(
-      `expect(…).${matcherName(operation)}() takes a mock from createMockApi(); got ${show(received)}`,
+      `expect(…).${matcherName(operation)}() takes a mock from createMockApi(), a client from connectMockApi() or a tenant; got ${show(received)}`,
     )
   }
   const { times, status, orgId } = parseOptions(callExpectationSchema, options)
-  const calls = received.calls(operation, { orgId })
+  const listed = received.calls(operation, { orgId })
+  const judge = (calls: Call[]) =>
+    judgeCalls(host, operation, calls, expected, { times, status, orgId })
+  return Array.isArray(listed) ? judge(listed) : listed.then(judge)
+}
+
+function judgeCalls(
+  host: MatcherHost,
+  operation: keyof typeof verbs,
+  calls: Call[],
+  expected: unknown,
+  { times, status, orgId }: CallExpectation,
+): MatcherResult {
   const matching = calls.filter(
     (call) =>
       (status === undefined || call.status === status) &&
@@ -193,8 +209,12 @@ function isCallSource(value: unknown): value is CallSource {
   )
 }
 
+/**
+ * Whether `value` is a plain object of any realm: jest runs a test file in a realm of its own,
+ * while the calls a client reads come from `fetch`'s JSON, made in Node's.
+ */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false
   const prototype = Object.getPrototypeOf(value)
-  return prototype === Object.prototype || prototype === null
+  return prototype === null || Object.getPrototypeOf(prototype) === null
 }

@@ -21,10 +21,19 @@ expect.extend(matchers)
 declare global {
   namespace Chai {
     interface Assertion {
-      /** The mock received identify calls matching `request` (a deep partial of the body). */
-      toHaveIdentified(request?: IdentifyExpectation, options?: CallExpectation): void
-      /** The mock received delete calls matching `request` (`orgId`, `id`, or both). */
-      toHaveDeleted(request?: DeleteExpectation, options?: CallExpectation): void
+      /**
+       * The mock received identify calls matching `request` (a deep partial of the body). Awaited
+       * for a client or a tenant.
+       */
+      toHaveIdentified(
+        request?: IdentifyExpectation,
+        options?: CallExpectation,
+      ): void | Promise<void>
+      /**
+       * The mock received delete calls matching `request` (`orgId`, `id`, or both). Awaited for a
+       * client or a tenant.
+       */
+      toHaveDeleted(request?: DeleteExpectation, options?: CallExpectation): void | Promise<void>
     }
   }
 }

@@ -48,6 +48,7 @@ export type {
 } from '../core/mock-core.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
+export type { Tenant, TenantFault } from '../core/tenant.ts'
 export type { Collections, MockState, StateChange } from '../model/database.ts'
 export type { Credentials } from '../model/dataset.ts'
 export {

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { onStopSignal } from './stop-signals.ts'
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
@@ -143,8 +144,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
     setTimeout(() => process.exit(0), 1500).unref()
     running.close().then(() => process.exit(0))
   }
-  process.once('SIGINT', stop)
-  process.once('SIGTERM', stop)
+  onStopSignal(stop)
   // npm (npx, npm exec, npm run) runs a bin under `sh -c` and does not pass a SIGTERM on: stopping
   // `npx identify-api-mock serve` ends npm and the shell and would leave the server running, its
   // parent gone. Run by a package runner, the server stops when the process that started it is gone.
@@ -154,9 +154,17 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   }
   const credentials = running.core.credentials
   const webhooks = running.core.webhooks.list()
-  const curl = curlLine(running.url, credentials)
-  const inspector = options.control ? `${running.url}${controlPaths.inspector}` : null
   const address = running.server.address()
+  // Bound to every interface (in a container, always), `http://0.0.0.0:4010` is no address to call:
+  // the banner shows the loopback one, which works here (inside the container), and says that from
+  // outside a container the address is the one its engine publishes the port on.
+  const everywhere =
+    address !== null && typeof address === 'object' && ['0.0.0.0', '::'].includes(address.address)
+  const url = everywhere
+    ? running.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:')
+    : running.url
+  const curl = curlLine(url, credentials)
+  const inspector = options.control ? `${url}${controlPaths.inspector}` : null
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
@@ -172,8 +180,15 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
       `${JSON.stringify({ url: running.url, pid: process.pid, organisations: credentials, curl, inspector, webhooks })}\n`,
     )
   } else {
+    const port = new URL(running.url).port
+    const listening = everywhere
+      ? [
+          `identify-api-mock listening on ${url} (every interface, port ${port})`,
+          `In a container, this is the address inside it: from outside, call the address and port the engine publishes ${port} on (docker port <container> ${port}).`,
+        ]
+      : [`identify-api-mock listening on ${url}`]
     process.stdout.write(
-      banner(running.url, credentials, curl, inspector, webhooks, controlLine(options)),
+      banner(listening, url, credentials, curl, inspector, webhooks, controlLine(options)),
     )
   }
 }
@@ -186,7 +201,7 @@ function curlLine(url: string, credentials: Credentials[]): string | null {
 function controlLine(options: ResolvedServerOptions): string {
   if (!options.control) return 'Controls: off (--no-control).'
   const endpoints = controlRoutes
-    .filter((route) => !('open' in route))
+    .filter((route) => !('open' in route) && !('always' in route))
     .map((route) => `${route.method} ${route.path}`)
     .join(', ')
   // The token is not printed: unlike the API keys, it was not made up by the mock.
@@ -196,6 +211,7 @@ function controlLine(options: ResolvedServerOptions): string {
 }
 
 function banner(
+  listening: string[],
   url: string,
   credentials: Credentials[],
   curl: string | null,
@@ -208,7 +224,7 @@ function banner(
     (c) => `  ${c.orgId.padEnd(width)}  ${c.apiKeys.join(', ') || '(no key known in clear)'}`,
   )
   return [
-    `identify-api-mock listening on ${url}`,
+    ...listening,
     '',
     credentials.length > 0
       ? 'Organisations and API keys:'

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { parseOptions } from '../base/errors.ts'
+import { unsupportedNode } from '../base/node-support.ts'
 import { MockCore } from '../core/mock-core.ts'
 import {
   answerExpectation,
@@ -35,12 +36,15 @@ export class ServerStartError extends Error {
 }
 
 /**
- * Starts the mock as an HTTP server: the API under `/api`, the controls under `/__mock`.
+ * Starts the mock as an HTTP server: the API under `/api`, the controls under `/__mock`. On a Node
+ * too old for it, it rejects, saying which Node it needs (as the bin and `createMockApi` do).
  *
  * @example
  * const { url, close } = await startServer({ port: 0 })
  */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const refusal = unsupportedNode()
+  if (refusal) throw new Error(`identify-api-mock ${refusal}`)
   const { mock: mockOptions, server: own } = splitServerOptions(
     parseOptions(serverOptionsSchema, options),
   )

@@ -85,7 +85,7 @@ describe('identify-api-mock serve with IDENTIFY_API_MOCK_ variables', () => {
     const [first, second] = await seeded(8)
     expect(facts.organisations).toEqual([first, second])
     expect(facts.inspector).toBeNull()
-    expect((await fetch(`${facts.url}/__mock/health`)).status).toBe(404)
+    expect((await fetch(`${facts.url}/__mock/state`)).status).toBe(404)
     // `any` turns the Host check off, and says so.
     expect(facts.stderr()).toMatch(/^identify-api-mock: warning: --allowed-host any: /m)
     const rebound = await sendRaw(facts.url, {

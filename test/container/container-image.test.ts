@@ -72,6 +72,21 @@ if (noContainers) {
       await expect(containers(['healthcheck', 'run', plain.id])).resolves.toBeDefined()
     })
 
+    it('passes its HEALTHCHECK with a control token set and with the controls off', async () => {
+      // Before, /__mock/health answered 401 and 404 there: compose's service_healthy never came.
+      const guarded = await startContainer(['--control-token', 'ctl-token'])
+      const off = await startContainer([], { env: { IDENTIFY_API_MOCK_NO_CONTROL: '1' } })
+      try {
+        for (const container of [guarded, off]) {
+          await expect(containers(['healthcheck', 'run', container.id])).resolves.toBeDefined()
+        }
+        const state = await fetch(`${guarded.url}/__mock/state`)
+        expect(state.status).toBe(401)
+      } finally {
+        await Promise.all([guarded.stop(), off.stop()])
+      }
+    })
+
     it('refuses a rebinding name on 0.0.0.0, and answers localhost and IP literals', async () => {
       expect(await health(plain, 'rebind.example')).toBe(403)
       expect(await health(plain, 'mock:4010')).toBe(403)

@@ -122,6 +122,8 @@ describe('properties of the control endpoints over HTTP', () => {
 
   /** The inspector page's files: they hold no data, so the control token does not guard them. */
   const openPaths = ['/__mock/', '/__mock/inspector.css', '/__mock/inspector.js']
+  /** The health check: answered without the token and with the controls off (it reveals nothing). */
+  const alwaysPaths = ['/__mock/health']
 
   /** A fault as docs/guides/behaviour.md, "Faults on demand", states it, checked without the mock's schema. */
   function isFault(value: unknown): boolean {
@@ -254,11 +256,11 @@ describe('properties of the control endpoints over HTTP', () => {
         const presented = c.authorization?.match(/^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i)?.[1]
         const path = pathOf(c.target)
         const methods = routes[path]
-        if (c.variant === 'disabled') error(404, 'Not found')
+        if (c.variant === 'disabled' && !alwaysPaths.includes(path)) error(404, 'Not found')
         else if (
           c.variant === 'token' &&
           presented !== controlToken &&
-          !(Object.hasOwn(routes, path) && openPaths.includes(path))
+          !(Object.hasOwn(routes, path) && [...openPaths, ...alwaysPaths].includes(path))
         ) {
           error(401, 'Unauthorized')
           expect(answer.header('www-authenticate')).toBe('Bearer')

@@ -327,6 +327,20 @@ describe('the packed package in a consumer project', () => {
       })
     }, 60_000)
 
+    it('refuses startServer with that line, as the bin and createMockApi do', async () => {
+      const failed = await runToEnd(
+        nodeBinary('20'),
+        [
+          '--input-type=module',
+          '-e',
+          "const { startServer } = await import('identify-api-mock/server'); await startServer({ port: 0 })",
+        ],
+        { cwd: dir() },
+      )
+      expect(failed.code).toBe(1)
+      expect(failed.stderr).toMatch(new RegExp(`Error: identify-api-mock ${refusal.source}`))
+    }, 60_000)
+
     it("fails the README's quick start with that line, not deep inside msw", async () => {
       const failed = await runToEnd(
         nodeBinary('20'),

@@ -11,8 +11,11 @@ function sourcesUnder(dir: string): string[] {
     .map((file) => join(dir, file))
 }
 
-/** The folders that are Node's alone: the standalone server and the CLI of `verify`. */
-const nodeOnly = ['src/server', 'src/verify/node']
+/**
+ * The folders that are Node's alone: the standalone server, the CLI of `verify`, the test runners'
+ * shared-server harnesses (they start that server) and the Testcontainers module.
+ */
+const nodeOnly = ['src/server', 'src/verify/node', 'src/harness', 'src/testcontainers']
 
 it('keeps src/ (but the Node-only src/server and src/verify/node), handlers/ and fixtures/ to web-standard APIs, for browser workers', () => {
   const files = ['src', 'handlers', 'fixtures']

@@ -8,9 +8,17 @@ const blocks = (lang: string) =>
   [...guide.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1])
 
 describe('docs/guides/many-tests.md', () => {
-  it('shows the example data file and the tenant helper exactly as the example test runs them', () => {
+  it('shows the example data file and the shared-server test file exactly as the examples run them', () => {
     expect(blocks('json')).toEqual([read('examples/many-tests/data.json')])
-    expect(blocks('ts')).toEqual([read('examples/many-tests/tenant.ts')])
+    const [config = '', testFile] = blocks('ts')
+    expect(testFile).toEqual(read('examples/shared-server/identify.spec.ts'))
+    // The example's config names the entries by their sources; a project names them by package.
+    expect(config).toContain("globalSetup: ['identify-api-mock/vitest-server']")
+    expect(config).toContain("setupFiles: ['identify-api-mock/vitest']")
+    expect(config).toContain('provide: { identifyApiMockServer: { seed: 7 } }')
+    expect(read('examples/shared-server/vitest.config.ts')).toContain(
+      'provide: { identifyApiMockServer: { seed: 7 } }',
+    )
   })
 
   it('shows refusal lines in the form serve prints them', () => {

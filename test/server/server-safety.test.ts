@@ -14,7 +14,6 @@ const controlPaths: Array<[string, string]> = [
   ['POST', '/__mock/faults'],
   ['GET', '/__mock/state'],
   ['GET', '/__mock/requests'],
-  ['GET', '/__mock/health'],
   ['GET', '/__mock/nothing'],
   ['GET', '/__mock'],
 ]
@@ -42,6 +41,15 @@ describe('startServer({ control: false })', () => {
       body: JSON.stringify({ id: 'still-served', orgId: 'org-1' }),
     })
     await expectIdentified(res)
+  })
+
+  it('still answers the health check, which container health checks call', async () => {
+    const res = await fetch(`${server.url}/__mock/health`)
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok' },
+    })
+    expect((await fetch(`${server.url}/__mock/health`, { method: 'HEAD' })).status).toBe(200)
   })
 
   it('refuses a control token without the control endpoints', async () => {
@@ -96,12 +104,21 @@ describe('startServer({ controlToken })', () => {
     await expectIdentified(res)
   })
 
+  it('answers the health check without the token, which container health checks do not have', async () => {
+    const res = await fetch(`${server.url}/__mock/health`)
+    expect({ status: res.status, body: await res.json() }).toEqual({
+      status: 200,
+      body: { status: 'ok' },
+    })
+    expect((await fetch(`${server.url}/__mock/health`, { method: 'HEAD' })).status).toBe(200)
+  })
+
   it('answers with the token, whatever the case of the scheme', async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
-      const res = await fetch(`${server.url}/__mock/health`, {
+      const res = await fetch(`${server.url}/__mock/faults`, {
         headers: { authorization: `${scheme} ${token}` },
       })
-      expect(await res.json()).toEqual({ status: 'ok' })
+      expect(await res.json()).toEqual([])
     }
     const reset = await fetch(`${server.url}/__mock/reset`, {
       method: 'POST',
@@ -157,10 +174,11 @@ describe('identify-api-mock serve: safe defaults', () => {
     }
   }, 30_000)
 
-  it('--no-control answers 404 on /__mock and says so in the banner', async () => {
+  it('--no-control answers 404 on /__mock but its health check, and says so in the banner', async () => {
     const { cli, url } = await startCli(['--no-control'])
     try {
-      await expectError(await fetch(`${url}/__mock/health`), 404, 'Not found')
+      expect((await fetch(`${url}/__mock/health`)).status).toBe(200)
+      await expectError(await fetch(`${url}/__mock/state`), 404, 'Not found')
       await expectError(await fetch(`${url}/__mock/reset`, { method: 'POST' }), 404, 'Not found')
       expect(cli.stdout()).toContain('Controls: off (--no-control).')
     } finally {
@@ -190,8 +208,9 @@ describe('identify-api-mock serve: safe defaults', () => {
       delete process.env.IDENTIFY_API_MOCK_CONTROL_TOKEN
     }
     try {
-      await expectError(await fetch(`${fromEnv.url}/__mock/health`), 401, 'Unauthorized')
-      const ok = await fetch(`${fromEnv.url}/__mock/health`, {
+      await expectError(await fetch(`${fromEnv.url}/__mock/state`), 401, 'Unauthorized')
+      expect((await fetch(`${fromEnv.url}/__mock/health`)).status).toBe(200)
+      const ok = await fetch(`${fromEnv.url}/__mock/state`, {
         headers: { authorization: `Bearer ${token}` },
       })
       expect(ok.status).toBe(200)

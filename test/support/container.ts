@@ -73,8 +73,10 @@ export async function startContainer(
     }
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-  const { organisations } = (await (await fetch(`${url}/__mock/organisations`)).json()) as {
-    organisations: Credentials[]
+  // Behind a control token, or with the controls off, the organisations are not listed.
+  const listed = await fetch(`${url}/__mock/organisations`)
+  const { organisations = [] } = (listed.ok ? await listed.json() : {}) as {
+    organisations?: Credentials[]
   }
   return {
     id,

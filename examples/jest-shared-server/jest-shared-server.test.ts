@@ -1,0 +1,25 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+it('runs its spec files in jest workers on one shared server, a tenant each', async () => {
+  const { stderr } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--experimental-vm-modules',
+      'node_modules/jest/bin/jest.js',
+      '--ci',
+      '--maxWorkers',
+      '2',
+      '--config',
+      'examples/jest-shared-server/jest.config.js',
+    ],
+    { cwd: root },
+  )
+  expect(stderr).toMatch(/PASS examples\/jest-shared-server\/tenant-1\.spec\.ts/)
+  expect(stderr).toMatch(/PASS examples\/jest-shared-server\/tenant-2\.spec\.ts/)
+  expect(stderr).toMatch(/Tests: +4 passed, 4 total/)
+}, 120_000)

@@ -1,0 +1,68 @@
+"""Fixtures for a parallel suite on one shared mock: each test gets an organisation of its own (a
+tenant), so that `pytest -n 4` workers never see each other's users, faults or calls. The mock's
+URL is IDENTIFY_API_URL (the server, or its container in a CI service)."""
+
+import json
+import os
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from identify_client import IdentifyClient
+
+BASE_URL = os.environ.get("IDENTIFY_API_URL", "http://127.0.0.1:4010")
+
+
+def control(method, path, body=None):
+    """Calls a /__mock control endpoint; its JSON answer, or None for 204."""
+    request = urllib.request.Request(
+        BASE_URL + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response) if response.status != 204 else None
+
+
+class Tenant:
+    """An organisation created for one test, and the controls that touch only it."""
+
+    def __init__(self, users=()):
+        created = control("POST", "/__mock/organisations", {"users": list(users)})
+        self.org_id = created["orgId"]
+        self.api_key = created["apiKey"]
+
+    def fail_next(self, operation, status, **scope):
+        """Makes this tenant's next call of `operation` (for user `id`, if given) answer `status`."""
+        control("POST", "/__mock/faults", {"operation": operation, "status": status, "orgId": self.org_id, **scope})
+
+    def calls(self):
+        """This tenant's API calls, oldest first."""
+        query = urllib.parse.urlencode({"orgId": self.org_id})
+        return [entry for entry in control("GET", f"/__mock/requests?{query}") if "operation" in entry]
+
+    def user(self, user_id):
+        """A user as the mock holds it."""
+        query = urllib.parse.urlencode({"orgId": self.org_id, "id": user_id})
+        return control("GET", f"/__mock/user?{query}")
+
+    def reset(self):
+        """Back to what it was created with; its calls and faults forgotten."""
+        control("POST", "/__mock/reset", {"orgId": self.org_id})
+
+    def remove(self):
+        control("DELETE", f"/__mock/organisations/{urllib.parse.quote(self.org_id, safe='')}")
+
+
+@pytest.fixture
+def tenant():
+    created = Tenant(users=[{"id": "archived", "registrationStatus": "archived"}])
+    yield created
+    created.remove()
+
+
+@pytest.fixture
+def client(tenant):
+    return IdentifyClient(BASE_URL, tenant.api_key, tenant.org_id)

@@ -1,0 +1,23 @@
+import { execFile } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { expect, it } from 'vitest'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+it('runs its spec files in parallel workers on one shared server, a tenant each', async () => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      'node_modules/vitest/vitest.mjs',
+      'run',
+      '--config',
+      'examples/shared-server/vitest.config.ts',
+      '--maxWorkers',
+      '2',
+    ],
+    { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
+  )
+  expect(stdout).toMatch(/Test Files +2 passed \(2\)/)
+  expect(stdout).toMatch(/Tests +5 passed \(5\)/)
+}, 120_000)

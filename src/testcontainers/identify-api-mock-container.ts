@@ -1,0 +1,153 @@
+/**
+ * The mock's image as a Testcontainers module: `new IdentifyApiMockContainer(image).start()` runs
+ * the server, waits for its health check, and hands out its base URL, its API keys and a client.
+ *
+ * @example
+ * import { IdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
+ *
+ * const mock = await new IdentifyApiMockContainer('identify-api-mock')
+ *   .withData({ organisations: [{ orgId: 'acme', apiKeys: ['test-key'] }], users: [] })
+ *   .withOptions({ seed: 7 })
+ *   .start()
+ * const tenant = await mock.getClient().organisations.create()
+ * // … the backend under test calls mock.getBaseUrl() with tenant.apiKey
+ * await mock.stop()
+ */
+import {
+  AbstractStartedContainer,
+  GenericContainer,
+  type StartedTestContainer,
+  Wait,
+} from 'testcontainers'
+import type { DataFile } from '../api/data-file.ts'
+import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
+import type { Credentials } from '../model/dataset.ts'
+import { flagOf } from '../server/serve-flags.ts'
+import type { ServerOptions } from '../server/server-options.ts'
+
+/** The port the image's server listens on inside the container. */
+const port = 4010
+/** Where a data file given to {@link IdentifyApiMockContainer.withData} is put in the container. */
+const dataTarget = '/tmp/identify-api-mock-data.json'
+
+/**
+ * The server's options a container takes, as `serve` flags: those of one value (or a list), not
+ * where it listens (the image's), nor the ones with a `with…` method of their own.
+ */
+export type ContainerOptions = Omit<
+  ServerOptions,
+  'port' | 'host' | 'data' | 'organisations' | 'webhooks' | 'controlToken' | 'stateFile'
+>
+
+/**
+ * A container of the mock's image, configured with typed `with…` methods. `image` is the name of
+ * an image built from the package's `Dockerfile` (`identify-api-mock` by default: what
+ * `docker build -t identify-api-mock .` tags).
+ */
+export class IdentifyApiMockContainer extends GenericContainer {
+  #controlToken: string | undefined
+  #flags: string[] = []
+
+  constructor(image = 'identify-api-mock') {
+    super(image)
+    this.withExposedPorts(port).withWaitStrategy(
+      Wait.forHttp('/__mock/health', port).forStatusCode(200),
+    )
+  }
+
+  /**
+   * The data file the server starts with (`--data`): an object, or the path of a JSON file on
+   * this machine. It is copied into the container, readable by the server's user.
+   */
+  withData(data: DataFile | string): this {
+    if (typeof data === 'string') {
+      this.withCopyFilesToContainer([{ source: data, target: dataTarget, mode: 0o444 }])
+    } else {
+      const content = JSON.stringify(data)
+      this.withCopyContentToContainer([{ content, target: dataTarget, mode: 0o444 }])
+    }
+    return this.withEnvironment({ IDENTIFY_API_MOCK_DATA: dataTarget })
+  }
+
+  /** Server options, passed as the `serve` flags that set them. */
+  withOptions(options: ContainerOptions): this {
+    this.#flags.push(...flagsOf(options))
+    return this.withCommand(this.#flags)
+  }
+
+  /** Guards `/__mock` with a control token; the started container's client sends it. */
+  withControlToken(token: string): this {
+    this.#controlToken = token
+    return this.withEnvironment({ IDENTIFY_API_MOCK_CONTROL_TOKEN: token })
+  }
+
+  /** Starts the container and waits until `/__mock/health` answers 200. */
+  override async start(): Promise<StartedIdentifyApiMockContainer> {
+    const started = await super.start()
+    const baseUrl = `http://${started.getHost()}:${started.getMappedPort(port)}`
+    const client = connectMockApi(baseUrl, { controlToken: this.#controlToken })
+    return new StartedIdentifyApiMockContainer(started, baseUrl, client, await client.credentials)
+  }
+}
+
+/** A started {@link IdentifyApiMockContainer}. */
+export class StartedIdentifyApiMockContainer extends AbstractStartedContainer {
+  readonly #baseUrl: string
+  readonly #client: MockApiClient
+  readonly #credentials: Credentials[]
+
+  constructor(
+    started: StartedTestContainer,
+    baseUrl: string,
+    client: MockApiClient,
+    credentials: Credentials[],
+  ) {
+    super(started)
+    this.#baseUrl = baseUrl
+    this.#client = client
+    this.#credentials = credentials
+  }
+
+  /** `http://HOST:PORT` of the server, as this machine reaches it. */
+  getBaseUrl(): string {
+    return this.#baseUrl
+  }
+
+  /** The organisations the server started with and their API keys (the banner's). */
+  getCredentials(): Credentials[] {
+    return this.#credentials
+  }
+
+  /** The first API key of `orgId` (of the first organisation when not given). */
+  getApiKey(orgId?: string): string {
+    const org = this.#credentials.find((c) => orgId === undefined || c.orgId === orgId)
+    const key = org?.apiKeys[0]
+    if (key === undefined) throw new TypeError(`no API key for ${orgId ?? 'any organisation'}`)
+    return key
+  }
+
+  /** The server's controls and tenants over HTTP (`connectMockApi`). */
+  getClient(): MockApiClient {
+    return this.#client
+  }
+}
+
+/** The `serve` flags of `options`: a list of numbers as one comma-separated value. */
+function flagsOf(options: ContainerOptions, prefix = ''): string[] {
+  return Object.entries(options).flatMap(([key, value]): string[] => {
+    const path = `${prefix}${key}`
+    if (value === undefined) return []
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return flagsOf(value as ContainerOptions, `${path}.`)
+    }
+    const flag = flagOf(path)
+    if (flag === undefined) throw new TypeError(`no serve flag sets ${path}`)
+    if (typeof value === 'boolean') return value === !flag.startsWith('--no-') ? [flag] : []
+    if (Array.isArray(value)) {
+      return value.every((item) => typeof item === 'number')
+        ? [flag, value.join(',')]
+        : value.flatMap((item) => [flag, String(item)])
+    }
+    return [flag, String(value)]
+  })
+}

@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it, vi } from 'vitest'
+import { matchers } from '../../src/matchers/matchers.ts'
+import {
+  IdentifyApiMockContainer,
+  type StartedIdentifyApiMockContainer,
+} from '../../src/testcontainers/identify-api-mock-container.ts'
+import { image, noContainers } from '../support/container.ts'
+
+expect.extend(matchers)
+
+/**
+ * `identify-api-mock/testcontainers` against the image, through the engine's Docker-compatible
+ * API (`DOCKER_HOST`; `.ci/run` points it at podman's socket). No registry is reachable there, so
+ * Ryuk (Testcontainers' reaper, an image of its own) is off: each test stops its container.
+ */
+const skipped =
+  noContainers ??
+  (process.env.DOCKER_HOST === undefined
+    ? 'no DOCKER_HOST: point it at a Docker-compatible socket (podman system service)'
+    : undefined)
+
+vi.setConfig({ testTimeout: 120_000 })
+const dir = mkdtempSync(join(tmpdir(), 'identify-api-mock-testcontainers-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const identify = (mock: StartedIdentifyApiMockContainer, apiKey: string, orgId: string) =>
+  fetch(`${mock.getBaseUrl()}/api/v1/users/identify`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'left', orgId }),
+  })
+
+const data = {
+  organisations: [{ orgId: 'acme', apiKeys: ['test-key'] }],
+  users: [{ orgId: 'acme', id: 'left', registrationStatus: 'archived' as const }],
+}
+
+describe.skipIf(skipped !== undefined)(
+  `identify-api-mock/testcontainers${skipped ? ` (skipped: ${skipped})` : ''}`,
+  () => {
+    it('starts with a data object, options and a control token; hands out the URL, the keys and a client', async () => {
+      const mock = await new IdentifyApiMockContainer(image)
+        .withData(data)
+        .withOptions({ seededOrganisations: 0, strictUserGroups: true })
+        .withControlToken('ctl-token')
+        .start()
+      try {
+        expect(mock.getCredentials()).toEqual([
+          { orgId: 'acme', name: 'acme', apiKeys: ['test-key'] },
+        ])
+        const answer = await identify(mock, mock.getApiKey('acme'), 'acme')
+        expect((await answer.json()).data.registrationStatus).toBe('archived')
+        // The control token guards /__mock; the client sends it.
+        expect((await fetch(`${mock.getBaseUrl()}/__mock/state`)).status).toBe(401)
+        const tenant = await mock.getClient().organisations.create()
+        await tenant.failNext('identify', { status: 500 })
+        expect((await identify(mock, tenant.apiKey, tenant.orgId)).status).toBe(500)
+        await expect(tenant).toHaveIdentified({ id: 'left' }, { status: 500, times: 1 })
+      } finally {
+        await mock.stop()
+      }
+    })
+
+    it('starts with a data file given by its path', async () => {
+      const path = join(dir, 'data.json')
+      writeFileSync(path, JSON.stringify(data), { mode: 0o600 })
+      const mock = await new IdentifyApiMockContainer(image).withData(path).start()
+      try {
+        expect(mock.getCredentials().map((c) => c.orgId)).toEqual(['org-1', 'org-2', 'acme'])
+        expect((await identify(mock, 'test-key', 'acme')).status).toBe(200)
+      } finally {
+        await mock.stop()
+      }
+    })
+  },
+)

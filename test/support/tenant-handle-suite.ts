@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { OrganisationInput } from '../../src/api/data-file.ts'
+import { matchers } from '../../src/matchers/matchers.ts'
+import {
+  ApiError,
+  type Call,
+  type Credentials,
+  type Operation,
+  type Tenant,
+} from '../../src/root/index.ts'
+
+expect.extend(matchers)
+
+/**
+ * The controls a test uses, as both `createMockApi()` and `connectMockApi(url)` give them: each
+ * awaited, so that one test runs unchanged in-process and over HTTP.
+ */
+export interface HarnessApi {
+  readonly credentials: Credentials[] | Promise<Credentials[]>
+  organisations: { create(input?: OrganisationInput): Promise<Tenant> }
+  calls(operation?: Operation, scope?: { orgId?: string }): Call[] | Promise<Call[]>
+}
+
+/** A mock behind one transport: its controls, the `fetch` that reaches its API, and its end. */
+export interface HarnessTransport {
+  api: HarnessApi
+  fetch: typeof fetch
+  close(): Promise<void>
+}
+
+/**
+ * The tenant handles' suite: what `organisations.create()` resolves to and what its controls
+ * touch, run against a mock behind `start()` (in-process, the server, the container).
+ */
+export function describeTenantHandles(name: string, start: () => Promise<HarnessTransport>) {
+  describe(`tenant handles: ${name}`, () => {
+    let mock: HarnessTransport
+    beforeAll(async () => {
+      mock = await start()
+    })
+    afterAll(() => mock?.close())
+
+    const identify = (tenant: Tenant, id: string) =>
+      mock.fetch(`${tenant.baseUrl}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, orgId: tenant.orgId }),
+      })
+    const remove = (tenant: Tenant, id: string) =>
+      mock.fetch(`${tenant.baseUrl}/api/v1/users/${tenant.orgId}/${id}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      })
+    const statusOf = async (answer: Promise<Response>) => {
+      const response = await answer
+      await response.body?.cancel()
+      return response.status
+    }
+
+    it('creates a tenant whose key and base URL reach its API, listed among the credentials', async () => {
+      const tenant = await mock.api.organisations.create({ name: 'Handle' })
+      expect(tenant).toMatchObject({
+        orgId: expect.stringMatching(/^tenant-/),
+        apiKey: expect.stringMatching(/^sk_test_/),
+        baseUrl: expect.stringMatching(/^https?:\/\//),
+      })
+      expect(await statusOf(identify(tenant, 'ada'))).toBe(200)
+      expect(await mock.api.credentials).toContainEqual({
+        orgId: tenant.orgId,
+        name: 'Handle',
+        apiKeys: [tenant.apiKey],
+      })
+      await tenant.remove()
+      expect(await statusOf(identify(tenant, 'ada'))).toBe(401)
+      await expect(tenant.remove()).rejects.toMatchObject({ constructor: ApiError, status: 404 })
+      await expect(mock.api.organisations.create({ orgId: 'org-1' })).rejects.toMatchObject({
+        constructor: ApiError,
+        status: 409,
+        message: 'Conflict',
+      })
+    })
+
+    it('puts a user in an exact state, then replaces it', async () => {
+      const tenant = await mock.api.organisations.create()
+      expect(await tenant.putUser('ada', { registrationStatus: 'archived' })).toEqual({
+        created: true,
+      })
+      const answer = await (await identify(tenant, 'ada')).json()
+      expect(answer.data.registrationStatus).toBe('archived')
+      expect(await tenant.putUser('ada', { registrationStatus: 'registered' })).toEqual({
+        created: false,
+      })
+      await tenant.remove()
+    })
+
+    it('keeps two tenants run in parallel apart: calls, faults, resets', async () => {
+      const [a, b] = await Promise.all([
+        mock.api.organisations.create({ users: [{ id: 'kept', registrationStatus: 'archived' }] }),
+        mock.api.organisations.create({ users: [{ id: 'kept', registrationStatus: 'archived' }] }),
+      ])
+      if (!a || !b) throw new Error('two tenants')
+      const run = async (tenant: Tenant, other: Tenant) => {
+        await tenant.failNext('identify', { status: 500, count: 2 })
+        await tenant.failNext('delete', { status: 404, id: 'kept' })
+        const statuses = []
+        for (const id of ['one', 'two', 'three'])
+          statuses.push(await statusOf(identify(tenant, id)))
+        statuses.push(await statusOf(remove(tenant, 'kept')))
+        statuses.push(await statusOf(remove(tenant, 'kept')))
+        expect(statuses).toEqual([500, 500, 200, 404, 200])
+        const calls = await tenant.calls()
+        expect(calls.map((call) => call.request)).toEqual([
+          { id: 'one', orgId: tenant.orgId },
+          { id: 'two', orgId: tenant.orgId },
+          { id: 'three', orgId: tenant.orgId },
+          { orgId: tenant.orgId, id: 'kept' },
+          { orgId: tenant.orgId, id: 'kept' },
+        ])
+        await expect(tenant).toHaveIdentified({ id: 'three' }, { status: 200, times: 1 })
+        await expect(tenant).toHaveDeleted({ id: 'kept' }, { times: 2 })
+        await expect(tenant).not.toHaveIdentified({ orgId: other.orgId })
+      }
+      await Promise.all([run(a, b), run(b, a)])
+
+      // A's reset brings its user back and forgets its calls; B keeps its own.
+      await a.reset()
+      expect(await a.calls()).toEqual([])
+      expect(await b.calls('identify')).toHaveLength(3)
+      expect((await (await identify(a, 'kept')).json()).data.registrationStatus).toBe('archived')
+      expect(await statusOf(remove(b, 'kept'))).toBe(404)
+      // The mock-wide reading sees both, each under its organisation.
+      expect(await mock.api.calls('identify', { orgId: a.orgId })).toHaveLength(1)
+      await expect(mock.api).toHaveIdentified({ id: 'three' }, { orgId: b.orgId, times: 1 })
+      await Promise.all([a.remove(), b.remove()])
+    })
+  })
+}
