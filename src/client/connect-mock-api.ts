@@ -1,4 +1,5 @@
 import type { OrganisationInput, PutUser } from '../api/data-file.ts'
+import type { ShapeCase, Shapes } from '../api/shape-cases.ts'
 import { ApiError, type ApiErrorCode, apiErrors } from '../base/errors.ts'
 import { type ControlEndpoint, controlEndpoints } from '../control/control-endpoints.ts'
 import type { FaultOptions, Operation, QueuedFaultView } from '../core/faults.ts'
@@ -50,6 +51,12 @@ export interface MockApiClient {
     create(input?: OrganisationInput): Promise<Tenant>
     remove(orgId: string): Promise<void>
     putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
+    /** Sets the organisation's own answer shapes: `full`, `varied` or a case's name. */
+    setShapes(orgId: string, shapes: Shapes): Promise<void>
+  }
+  /** The answer shapes' covering set. */
+  readonly shapes: {
+    cases(): Promise<ShapeCase[]>
   }
   readonly webhooks: {
     /** Registers an endpoint: the answer is the only one that shows its secret. */
@@ -150,6 +157,10 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
         await response.body?.cancel()
         return { created: response.status === 201 }
       },
+      setShapes: (orgId, shapes) => done('setShapes', { params: { orgId }, body: { shapes } }),
+    },
+    shapes: {
+      cases: () => json<{ cases: ShapeCase[] }>('shapeCases').then(({ cases }) => cases),
     },
     webhooks: {
       add: (endpoint) => json('addWebhook', { body: endpoint }),
@@ -181,6 +192,7 @@ function httpTenant(client: MockApiClient, orgId: string, apiKey: string): Tenan
     failNext: (operation, fault) => client.failNext(operation, { ...fault, orgId }),
     calls: (operation) => client.calls(operation, { orgId }),
     putUser: (id, user) => client.organisations.putUser(orgId, id, user),
+    setShapes: (shapes) => client.organisations.setShapes(orgId, shapes),
     remove: () => client.organisations.remove(orgId),
   }
 }

@@ -25,7 +25,8 @@ export const controlEndpoints = {
   createOrganisation: { method: 'POST', path: controlPaths.organisations },
   removeOrganisation: { method: 'DELETE', path: `${controlPaths.organisations}/:orgId` },
   putUser: { method: 'PUT', path: `${controlPaths.organisations}/:orgId/users/:id` },
-  // Answer shapes per organisation (`PUT …/:orgId/shapes`) belong here when they come.
+  setShapes: { method: 'PUT', path: `${controlPaths.organisations}/:orgId/shapes` },
+  shapeCases: { method: 'GET', path: controlPaths.shapes },
   addWebhook: { method: 'POST', path: controlPaths.webhooks },
   listWebhooks: { method: 'GET', path: controlPaths.webhooks },
   webhookDeliveries: { method: 'GET', path: controlPaths.webhookDeliveries },

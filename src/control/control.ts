@@ -128,8 +128,7 @@ export const controlRoutes = [
     },
   },
   {
-    method: 'PUT',
-    path: `${controlPaths.organisations}/:orgId/shapes`,
+    ...controlEndpoints.setShapes,
     run: async (core, request, { orgId = '' }) => {
       const body = readJsonObject(request)
       const keys = body ? Object.keys(body) : []
@@ -141,8 +140,7 @@ export const controlRoutes = [
     },
   },
   {
-    method: 'GET',
-    path: controlPaths.shapes,
+    ...controlEndpoints.shapeCases,
     run: async (core) => jsonResponse(200, { cases: core.shapes.cases() }),
   },
   {

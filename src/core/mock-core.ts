@@ -22,8 +22,8 @@ import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } f
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
 import { statePieces } from './state-pieces.ts'
-import { type OrganisationControls, TenantControls } from './tenant-controls.ts'
 import { inProcessTenant } from './tenant.ts'
+import { type OrganisationControls, TenantControls } from './tenant-controls.ts'
 import { type StateStore, Transactions } from './transactions.ts'
 
 export type {

@@ -1,4 +1,5 @@
 import type { PutUser } from '../api/data-file.ts'
+import type { Shapes } from '../api/shape-cases.ts'
 import type { FaultOptions, Operation } from './faults.ts'
 import type { CallOf } from './journal.ts'
 import type { MockCore, PutUserResult } from './mock-core.ts'
@@ -32,6 +33,11 @@ export interface Tenant {
   calls<O extends Operation = Operation>(operation?: O): Promise<CallOf<O>[]>
   /** Creates or replaces its user `id` in the exact state `user` declares. */
   putUser(id: string, user: PutUser): Promise<PutUserResult>
+  /**
+   * Sets its own answer shapes (`full`, `varied` or a case's name): a test that runs once per
+   * case of `shapes.cases()` applies each to its tenant only.
+   */
+  setShapes(shapes: Shapes): Promise<void>
   /** Removes it and everything of it. */
   remove(): Promise<void>
 }
@@ -60,6 +66,7 @@ export function inProcessTenant(
     failNext: async (operation, fault) => core.failNext(operation, { ...fault, orgId }),
     calls: async (operation) => core.calls(operation, { orgId }),
     putUser: (id, user) => core.organisations.putUser(orgId, id, user),
+    setShapes: (shapes) => core.organisations.setShapes(orgId, shapes),
     remove: () => core.organisations.remove(orgId),
   }
 }

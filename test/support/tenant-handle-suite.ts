@@ -6,6 +6,7 @@ import {
   type Call,
   type Credentials,
   type Operation,
+  type ShapeCase,
   type Tenant,
 } from '../../src/root/index.ts'
 
@@ -19,6 +20,7 @@ export interface HarnessApi {
   readonly credentials: Credentials[] | Promise<Credentials[]>
   organisations: { create(input?: OrganisationInput): Promise<Tenant> }
   calls(operation?: Operation, scope?: { orgId?: string }): Call[] | Promise<Call[]>
+  readonly shapes: { cases(): ShapeCase[] | Promise<ShapeCase[]> }
 }
 
 /** A mock behind one transport: its controls, the `fetch` that reaches its API, and its end. */
@@ -131,6 +133,33 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
       // The mock-wide reading sees both, each under its organisation.
       expect(await mock.api.calls('identify', { orgId: a.orgId })).toHaveLength(1)
       await expect(mock.api).toHaveIdentified({ id: 'three' }, { orgId: b.orgId, times: 1 })
+      await Promise.all([a.remove(), b.remove()])
+    })
+
+    it('answers a tenant in each case of the covering set it sets, and no other tenant', async () => {
+      const users: OrganisationInput['users'] = [{ id: 'ada', registrationStatus: 'registered' }]
+      const [a, b] = await Promise.all([
+        mock.api.organisations.create({ users }),
+        mock.api.organisations.create({ users }),
+      ])
+      if (!a || !b) throw new Error('two tenants')
+      const fieldsOf = async (tenant: Tenant) =>
+        Object.keys((await (await identify(tenant, 'ada')).json()).data).sort()
+      const everyField = await fieldsOf(b)
+      const cases = await mock.api.shapes.cases()
+      expect(cases.length).toBeGreaterThan(1)
+      const seen = new Set<string>()
+      for (const { name } of cases) {
+        await a.setShapes(name)
+        seen.add((await fieldsOf(a)).join())
+        expect((await a.calls('identify')).at(-1)).toMatchObject({ shape: name })
+        expect(await fieldsOf(b)).toEqual(everyField)
+      }
+      // Some case leaves a null field out: the tenant's answers took other forms than B's.
+      expect([...seen].some((fields) => fields !== everyField.join())).toBe(true)
+      expect((await b.calls('identify')).every((call) => call.shape === 'full')).toBe(true)
+      // In-process a TypeError, over HTTP the 400's ApiError: the same words either way.
+      await expect(a.setShapes('no-such-case')).rejects.toThrow(/^Invalid request parameters: /)
       await Promise.all([a.remove(), b.remove()])
     })
   })
