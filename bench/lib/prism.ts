@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { repoRoot, send } from './processes.ts'
+import { answersWithin, freePort, repoRoot } from './processes.ts'
 
 /** The Prism release measured: its mock server from the npm registry, run through `npx`. */
 export const prismPackage = '@stoplight/prism-cli@5'
 
 export interface Prism {
   url: string
+  /** The `npx` that runs it: `cpuSecondsOf` counts the processes below it. */
+  pid: number
   stop(): void
 }
 
@@ -46,26 +47,9 @@ export async function startPrism(): Promise<Prism | { unavailable: string }> {
     } catch {}
   }
   const url = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 240_000
-  while (Date.now() < deadline && child.exitCode === null) {
-    const answered = await send({ url: `${url}/__prism-probe` }).then(
-      () => true,
-      () => false,
-    )
-    if (answered) return { url, stop }
-    await new Promise((resolve) => setTimeout(resolve, 500))
+  if (await answersWithin(`${url}/__prism-probe`, 240_000, () => child.exitCode === null)) {
+    return { url, pid: child.pid as number, stop }
   }
   stop()
   return { unavailable: `npx could not install or start ${prismPackage} within 4 minutes` }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
-    })
-  })
 }

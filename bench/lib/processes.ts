@@ -1,6 +1,7 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
+import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import type { Credentials } from '../../fixtures/build-dataset.ts'
 import type { ServerOptions } from '../../src/server/server.ts'
@@ -20,6 +21,8 @@ export interface Memory {
 /** A standalone mock server in a process of its own (see `bench/server-child.ts`). */
 export interface MockServer {
   url: string
+  /** The server's process: what {@link cpuSecondsOf} reads. */
+  pid: number
   /**
    * Heap, RSS and peak RSS of the server process, after garbage collection unless `collect` is
    * false (what the process holds on its own, as it would without `--expose-gc`).
@@ -38,6 +41,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
   const ready = await nextMessage<{ url: string }>(child, 'ready')
   return {
     url: ready.url,
+    pid: child.pid as number,
     memory: async ({ collect = true } = {}) => {
       const reply = nextMessage<Memory>(child, 'memory')
       child.send({ type: 'memory', collect })
@@ -58,7 +62,7 @@ export async function startMockServer(options: ServerOptions = {}): Promise<Mock
  */
 export async function startBareServer(
   body: string,
-): Promise<{ url: string; memory(): Promise<Memory>; stop(): Promise<void> }> {
+): Promise<{ url: string; pid: number; memory(): Promise<Memory>; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [bareServerPath, body], {
     stdio: ['ignore', 'pipe', 'inherit'],
   })
@@ -68,7 +72,7 @@ export async function startBareServer(
     const rss = status.VmRSS ?? Number.NaN
     return { heapUsed: Number.NaN, rss, peakRss: status.VmHWM ?? rss }
   }
-  return { url, memory, stop: () => stop(child) }
+  return { url, pid: child.pid as number, memory, stop: () => stop(child) }
 }
 
 /**
@@ -137,6 +141,71 @@ function processStatus(pid: number): { VmRSS?: number; VmHWM?: number } {
   } catch {
     return {}
   }
+}
+
+/** The clock ticks a second of `/proc/PID/stat`'s CPU times count (`getconf CLK_TCK`, 100 on Linux). */
+const ticksPerSecond = 100
+
+/**
+ * The CPU time (user and system, in seconds) that process `pid` and every process below it have
+ * used so far, from `/proc/PID/stat`: a server started through a launcher (`npx`, a shell) is
+ * measured with the process that answers. Linux only (`NaN` elsewhere).
+ */
+export function cpuSecondsOf(pid: number): number {
+  let entries: string[]
+  try {
+    entries = readdirSync('/proc').filter((name) => /^\d+$/.test(name))
+  } catch {
+    return Number.NaN
+  }
+  const children = new Map<number, number[]>()
+  const ticks = new Map<number, number>()
+  for (const entry of entries) {
+    let stat: string
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+    } catch {
+      continue // ended meanwhile
+    }
+    // The command name, in parentheses, may hold spaces: the fields are counted after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    const parent = Number(fields[1])
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)])
+    ticks.set(Number(entry), Number(fields[11]) + Number(fields[12]))
+  }
+  let total = 0
+  const pending = [pid]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    total += ticks.get(next) ?? 0
+    pending.push(...(children.get(next) ?? []))
+  }
+  return total / ticksPerSecond
+}
+
+/** A TCP port free on 127.0.0.1 at the moment of asking. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+/** Waits until `url` answers anything, for at most `ms`; whether it did. */
+export async function answersWithin(url: string, ms: number, alive: () => boolean = () => true) {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline && alive()) {
+    const answered = await send({ url }).then(
+      () => true,
+      () => false,
+    )
+    if (answered) return true
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+  return false
 }
 
 function firstJsonLine<T>(child: ChildProcess): Promise<T> {

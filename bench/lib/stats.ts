@@ -12,13 +12,14 @@ export function median(values: readonly number[]): number {
  * Runs every target `rounds` times, interleaved (A, B, A, B, …), so that a slow spell of a
  * shared machine falls on every target alike; returns each target's samples.
  */
-export async function interleave<K extends string>(
+export async function interleave<K extends string, T = number>(
   rounds: number,
-  targets: Record<K, () => Promise<number>>,
-): Promise<Record<K, number[]>> {
-  const samples = Object.fromEntries(
-    Object.keys(targets).map((k) => [k, [] as number[]]),
-  ) as Record<K, number[]>
+  targets: Record<K, () => Promise<T>>,
+): Promise<Record<K, T[]>> {
+  const samples = Object.fromEntries(Object.keys(targets).map((k) => [k, [] as T[]])) as Record<
+    K,
+    T[]
+  >
   for (let round = 0; round < rounds; round++) {
     for (const key of Object.keys(targets) as K[]) samples[key].push(await targets[key]())
   }
