@@ -132,11 +132,23 @@ export class StateFile {
 
   /** Writes one operation's changes as one transaction, committed to disk, or none of them. */
   commit(writes: PendingChanges['writes']): void {
+    this.commitGroup([writes])
+  }
+
+  /**
+   * Writes the changes of several operations, in the order they ran, as one transaction committed
+   * to disk (one sync for them all), or none of them: group commit, for operations that ran one
+   * after the other while the disk was busy and have not been answered yet. A record that several
+   * of them wrote ends as the last one left it.
+   */
+  commitGroup(operations: readonly PendingChanges['writes'][]): void {
     this.#transaction(() => {
-      for (const { collection, record, json } of writes) {
-        const key = keyOf(collection, record)
-        if (json === null) this.#delete.run(collection, key)
-        else this.#put.run(collection, key, json)
+      for (const writes of operations) {
+        for (const { collection, record, json } of writes) {
+          const key = keyOf(collection, record)
+          if (json === null) this.#delete.run(collection, key)
+          else this.#put.run(collection, key, json)
+        }
       }
     })
   }

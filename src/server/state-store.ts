@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
 import { collectionNames } from '../model/collections.ts'
-import type { MockState } from '../model/database.ts'
+import type { MockState, PendingChanges } from '../model/database.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { apiKeyRecord, organisationSlice } from '../model/declared-data.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
@@ -10,6 +10,12 @@ import { StateFile, StateFileError } from './state-file.ts'
 
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
+  /**
+   * Makes the changes of several operations durable in one transaction, all or none, or throws:
+   * group commit (see `StateFile.commitGroup`). Every one of those operations then answers 500
+   * and is taken back in memory, the latest first.
+   */
+  commitGroup(operations: readonly PendingChanges['writes'][]): void
   close(): void
 }
 
@@ -56,6 +62,7 @@ export function createStateFileStore(
       }
     },
     commit: (writes) => write('a call', (f) => f.commit(writes)),
+    commitGroup: (operations) => write('calls', (f) => f.commitGroup(operations)),
     replace: (state) => write('the reset', (f) => f.replace(state)),
     close: () => file?.close(),
   }

@@ -74,6 +74,38 @@ describe('the state file', () => {
     expect(readBack().users.map((u) => u.id)).toEqual([...seeded().users.map((u) => u.id), 'after'])
   })
 
+  it('commits a group of operations as one, the last write of a record winning', () => {
+    const file = StateFile.open(path)
+    file.replace(seeded())
+    const added = buildUser({ id: 'added' })
+    const gone = buildUser({ id: 'gone' })
+    file.commitGroup([
+      [put(added)],
+      [put({ ...added, firstName: 'Second' })],
+      [put(gone)],
+      [{ ...put(gone), json: null }],
+    ])
+    file.close()
+    const users = readBack().users
+    expect(users.map((u) => u.id)).toEqual([...seeded().users.map((u) => u.id), 'added'])
+    expect(users.at(-1)?.firstName).toBe('Second')
+  })
+
+  it('keeps none of a group whose last operation fails', () => {
+    const file = StateFile.open(path)
+    file.replace(seeded())
+    const broken = { collection: 'nothing', record: {}, json: '{}' } as never
+    expect(() =>
+      file.commitGroup([
+        [put(buildUser({ id: 'first' }))],
+        [put(buildUser({ id: 'second' }))],
+        [broken],
+      ]),
+    ).toThrow()
+    file.close()
+    expect(readBack().users.map((u) => u.id)).toEqual(seeded().users.map((u) => u.id))
+  })
+
   it('refuses a JSON-lines file of version 0.1 in one line, and leaves it as it was', () => {
     const old = `${JSON.stringify({ format: 'identify-api-mock-state', version: 1, state: seeded() })}\n`
     writeFileSync(path, old, { mode: 0o644 })
