@@ -62,7 +62,7 @@ import { soak } from './soak.ts'
 const quick = process.argv.includes('--quick')
 const plan = quick
   ? {
-      throughput: { duration: 1, warmUp: 1 },
+      throughput: { duration: 1, warmUp: 1, maxWarmUp: 3 },
       rounds: 2,
       seconds: 1,
       microMs: 150,
@@ -75,7 +75,7 @@ const plan = quick
       suiteRounds: 1,
     }
   : {
-      throughput: { duration: 10, warmUp: 3 },
+      throughput: { duration: 10, warmUp: 3, maxWarmUp: 90 },
       rounds: 3,
       seconds: 4,
       microMs: 400,
@@ -91,12 +91,12 @@ const small = 1_000
 const large = 100_000
 
 /**
- * Sections 1 and 7 as issue 33 measured them: 32 connections, against the figures of that day on
- * that machine (the server's calls/s then, with and without `--state-file`; the CPU a call it
- * asks for).
+ * Sections 1 and 7 load with 32 connections, as the baseline their goals are set from was
+ * measured: a run on a quiet day of a 2-core machine, the server at 6,888 calls/s, 2,502 with
+ * `--state-file` (the goals: twice those, and at most 75 µs of CPU a call).
  */
 const throughputConnections = 32
-const issueFigures = { callsPerSecond: 6_888, stateFileCallsPerSecond: 2_502, cpuUsGoal: 75 }
+const baseline = { callsPerSecond: 6_888, stateFileCallsPerSecond: 2_502, cpuUsGoal: 75 }
 const packageVersion = (name: string) =>
   (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version
 const wiremockVersion = packageVersion('wiremock')
@@ -170,7 +170,7 @@ async function throughput() {
     mountebank: `mountebank ${mountebankVersion}, one imposter, keep-alive`,
     prism: `Prism mock (${prismPackage}, logging off)`,
   }
-  const { duration, warmUp } = plan.throughput
+  const { duration, warmUp, maxWarmUp } = plan.throughput
   try {
     const live = Object.entries(servers).flatMap(([key, server]) =>
       'url' in server ? [{ key, server }] : [],
@@ -187,8 +187,20 @@ async function throughput() {
       if (result.failures > 0) throw new Error(`${server.url}: ${result.failures} failed answers`)
       return { ...result, cpuUsPerCall: (cpu * 1e6) / result.answers }
     }
-    // The JVM (and V8) compile as they run: each server gets the same warm-up first.
-    for (const { server } of live) await run(server, warmUp)
+    // The JVM (and V8) compile as they run, the JVM for long on a busy machine: each server is
+    // loaded until two runs in a row do not beat its best rate so far by a tenth (one such run
+    // can be a slow spell of the machine).
+    const warmedUp: Record<string, number> = {}
+    for (const { key, server } of live) {
+      let seconds = 0
+      for (let best = 0, flat = 0; seconds < maxWarmUp && flat < 2; ) {
+        seconds += warmUp
+        const rate = (await run(server, warmUp)).okPerSecond
+        flat = rate < best * 1.1 ? flat + 1 : 0
+        best = Math.max(best, rate)
+      }
+      warmedUp[key] = seconds
+    }
     const samples = await interleave(
       plan.rounds,
       Object.fromEntries(live.map(({ key, server }) => [key, () => run(server, duration)])),
@@ -222,19 +234,19 @@ async function throughput() {
     if (ours) {
       figures.push({
         goal: 1,
-        name: `standalone server calls/s against the issue's ${perSecond(issueFigures.callsPerSecond)}`,
+        name: `standalone server calls/s against the baseline's ${perSecond(baseline.callsPerSecond)}`,
         measured: perSecond(ours.rate),
         target: '≥ 2 ×',
-        ratio: ours.rate / issueFigures.callsPerSecond,
-        met: ours.rate >= 2 * issueFigures.callsPerSecond,
+        ratio: ours.rate / baseline.callsPerSecond,
+        met: ours.rate >= 2 * baseline.callsPerSecond,
       })
       figures.push({
         goal: 1,
         name: 'standalone server CPU a call (from /proc)',
         measured: `${ours.cpuUs.toFixed(0)} µs`,
-        target: `≤ ${issueFigures.cpuUsGoal} µs`,
-        ratio: ours.cpuUs / issueFigures.cpuUsGoal,
-        met: ours.cpuUs <= issueFigures.cpuUsGoal,
+        target: `≤ ${baseline.cpuUsGoal} µs`,
+        ratio: ours.cpuUs / baseline.cpuUsGoal,
+        met: ours.cpuUs <= baseline.cpuUsGoal,
       })
     }
     if (ours && wiremock) {
@@ -267,7 +279,13 @@ async function throughput() {
       )
     }
     notes.push(
-      `Throughput: autocannon, ${throughputConnections} connections, the same identify with a full profile to every server (each stub answers the mock's own answer, ${sample.body.length} bytes), a ${warmUp} s warm-up each, then ${plan.rounds} interleaved runs of ${duration} s per server, medians; latency as autocannon times each answer (no server closes a connection: the mock runs without maxRequestsPerSocket); CPU a call is the server's processes' user and system time from /proc/PID/stat over the run, divided by its 200 answers.`,
+      `Throughput: autocannon, ${throughputConnections} connections, the same identify with a full profile to every server (each stub answers the mock's own answer, ${sample.body.length} bytes), a warm-up in runs of ${warmUp} s until two in a row did not beat the best rate by a tenth (${Object.entries(
+        warmedUp,
+      )
+        .map(([key, seconds]) => `${key} ${seconds} s`)
+        .join(
+          ', ',
+        )}), then ${plan.rounds} interleaved runs of ${duration} s per server, medians; latency as autocannon times each answer (no server closes a connection: the mock runs without maxRequestsPerSocket); CPU a call is the server's processes' user and system time from /proc/PID/stat over the run, divided by its 200 answers.`,
     )
   } finally {
     for (const server of Object.values(servers)) {
@@ -628,9 +646,9 @@ async function stateFile() {
       goal: 7,
       name: `identify (update) with --state-file, each call committed to disk (in memory: ${perSecond(memoryRate)})`,
       measured: perSecond(fileRate),
-      target: `≥ 2 × the issue's ${perSecond(issueFigures.stateFileCallsPerSecond)}`,
-      ratio: fileRate / issueFigures.stateFileCallsPerSecond,
-      met: fileRate >= 2 * issueFigures.stateFileCallsPerSecond,
+      target: `≥ 2 × the baseline's ${perSecond(baseline.stateFileCallsPerSecond)}`,
+      ratio: fileRate / baseline.stateFileCallsPerSecond,
+      met: fileRate >= 2 * baseline.stateFileCallsPerSecond,
     })
   } finally {
     await withFile.stop()

@@ -58,6 +58,23 @@ describe('createMockApi', () => {
     expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
   })
 
+  it('lists in api.db the model it holds, and sign-in tokens and sessions only in state()', () => {
+    expectTypeOf<keyof MockApi['db']>().toEqualTypeOf<
+      | 'organisations'
+      | 'apiKeys'
+      | 'users'
+      | 'userGroups'
+      | 'learningPaths'
+      | 'learningProgress'
+      | 'certificates'
+      | 'organisationStarts'
+      | 'organisationShapes'
+      | 'userShapes'
+    >()
+    expectTypeOf<MockState>().toHaveProperty('signInTokens')
+    expectTypeOf<MockState>().toHaveProperty('webViewSessions')
+  })
+
   it("shows only what a user calls, not the core's internals", () => {
     expectTypeOf<MockApi>().not.toHaveProperty('transact')
     expectTypeOf<MockApi>().not.toHaveProperty('options')

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest'
+import { buildDataset } from '../../fixtures/build-dataset.ts'
+import { Database } from '../../src/model/database.ts'
+import { resolveOptions } from '../../src/options/mock-api-options.ts'
+import { createRuleContext } from '../../src/rules/context.ts'
+import { identifyUser } from '../../src/rules/identify.ts'
+
+async function setup() {
+  const { state } = buildDataset({
+    organisations: 0,
+    extraOrganisations: [{ orgId: 'acme', apiKeys: ['acme-key'], users: 3 }],
+  })
+  const db = new Database()
+  await db.load(state)
+  const ctx = createRuleContext(resolveOptions(), db)
+  return { ctx, known: state.users[0]?.id as string }
+}
+
+describe('the identify rule', () => {
+  it('answers a known user that names no new group at once, with no promise to wait for', async () => {
+    const { ctx, known } = await setup()
+    const answer = identifyUser(ctx, 'acme', {
+      id: known,
+      orgId: 'acme',
+      data: { firstName: 'Ada' },
+    })
+    expect(answer).not.toBeInstanceOf(Promise)
+    expect(answer).toMatchObject({ id: known, data: { firstName: 'Ada' } })
+  })
+
+  it('waits for the model only when it creates a record: a new user, or a new group', async () => {
+    const { ctx, known } = await setup()
+    const created = identifyUser(ctx, 'acme', { id: 'new-user', orgId: 'acme' })
+    expect(created).toBeInstanceOf(Promise)
+    expect(await created).toMatchObject({
+      id: 'new-user',
+      data: { registrationStatus: 'registered' },
+    })
+    const grouped = identifyUser(ctx, 'acme', {
+      id: known,
+      orgId: 'acme',
+      data: { userGroups: ['a-new-group'] },
+    })
+    expect(grouped).toBeInstanceOf(Promise)
+    expect((await grouped).data.userGroups).toEqual(['a-new-group'])
+  })
+})
