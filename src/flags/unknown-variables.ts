@@ -7,8 +7,7 @@ export interface UnknownVariable {
 /**
  * The variables of `env` whose name starts with `prefix` and that no option reads (`known`),
  * each with the known name closest to it when one is close (a few letters off, or swapped):
- * a misspelt variable would otherwise be ignored without a word. Names starting with one of
- * `reserved` are left alone.
+ * a misspelt variable would otherwise be ignored without a word.
  *
  * @example
  * unknownVariables({ IDENTIFY_API_MOCK_PROT: '1' }, 'IDENTIFY_API_MOCK_', ['IDENTIFY_API_MOCK_PORT'])
@@ -18,12 +17,10 @@ export function unknownVariables(
   env: Readonly<Record<string, string | undefined>>,
   prefix: string,
   known: readonly string[],
-  reserved: readonly string[] = [],
 ): UnknownVariable[] {
   const knownNames = new Set(known)
   return Object.keys(env)
     .filter((name) => name.startsWith(prefix) && !knownNames.has(name))
-    .filter((name) => !reserved.some((start) => name.startsWith(start)))
     .sort()
     .map((name) => {
       const suffix = name.slice(prefix.length)

@@ -269,8 +269,6 @@ function oneLine(text: string): string {
 
 /** The prefix of every variable the CLI reads. */
 const envPrefix = 'IDENTIFY_API_MOCK_'
-/** Variables of this project's own test suite (the image its container tests run), not options. */
-const reserved = ['IDENTIFY_API_MOCK_TEST_']
 
 function fail(message: string): never {
   const lines = message.split('\n').map((line) => `identify-api-mock: ${line}\n`)
@@ -283,7 +281,7 @@ program.hook('preAction', () => {
   const known = program.commands.flatMap((command) =>
     command.options.flatMap((option) => (option.envVar ? [option.envVar] : [])),
   )
-  for (const { name, closest } of unknownVariables(process.env, envPrefix, known, reserved)) {
+  for (const { name, closest } of unknownVariables(process.env, envPrefix, known)) {
     process.stderr.write(
       `identify-api-mock: warning: ${name} is set, but no option reads it${closest ? ` (did you mean ${closest}?)` : ''}\n`,
     )

@@ -5,7 +5,7 @@ import { overHttp, type WayInOptions } from '../support/way-in.ts'
 
 /**
  * The conformance suite the standalone server passes, over HTTP against the container image
- * (`IDENTIFY_API_MOCK_TEST_IMAGE`), each block's options given as `serve` flags appended to
+ * (`IDENTIFY_TEST_IMAGE`), each block's options given as `serve` flags appended to
  * `docker run IMAGE`.
  */
 

@@ -13,7 +13,7 @@ import {
 import { sendRaw } from '../support/http-client.ts'
 
 /**
- * The container image (`IDENTIFY_API_MOCK_TEST_IMAGE`, built from the Dockerfile) as a CI service
+ * The container image (`IDENTIFY_TEST_IMAGE`, built from the Dockerfile) as a CI service
  * runs it: what it adds to its base, its user, the `Host` rule on `0.0.0.0`, flags appended to
  * `docker run IMAGE` and as variables, its health check, a `--state-file` on a `/data` volume, a
  * `docker run` that a script stops, and `docker stop` (here podman's) ending it at once rather than

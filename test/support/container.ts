@@ -8,13 +8,13 @@ const run = promisify(execFile)
  * The image the container tests run (`.ci/run` builds it and names it here), and the engine that
  * runs it (`podman`, or `docker`).
  */
-export const image = process.env.IDENTIFY_API_MOCK_TEST_IMAGE
-export const engine = process.env.IDENTIFY_API_MOCK_TEST_ENGINE ?? 'podman'
+export const image = process.env.IDENTIFY_TEST_IMAGE
+export const engine = process.env.IDENTIFY_TEST_ENGINE ?? 'podman'
 
 /** Why the container tests cannot run here, if they cannot. */
 export const noContainers =
   image === undefined
-    ? 'no image: build one (docker build -t identify-api-mock .) and set IDENTIFY_API_MOCK_TEST_IMAGE=identify-api-mock; .ci/run does'
+    ? 'no image: build one (docker build -t identify-api-mock .) and set IDENTIFY_TEST_IMAGE=identify-api-mock; .ci/run does'
     : undefined
 
 /** Runs the engine with `args`; its standard output, trimmed. */
