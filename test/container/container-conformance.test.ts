@@ -1,12 +1,13 @@
 import { describe, it, vi } from 'vitest'
+import { describeAnswerShapes, httpControls } from '../support/answer-shapes-suite.ts'
 import { describeConformance } from '../support/conformance-suite.ts'
 import { noContainers, startContainer } from '../support/container.ts'
 import { overHttp, type WayInOptions } from '../support/way-in.ts'
 
 /**
- * The conformance suite the standalone server passes, over HTTP against the container image
- * (`IDENTIFY_TEST_IMAGE`), each block's options given as `serve` flags appended to
- * `docker run IMAGE`.
+ * The conformance suite and the answer shapes' suite the standalone server passes, over HTTP
+ * against the container image (`IDENTIFY_TEST_IMAGE`), each block's options given as `serve` flags
+ * appended to `docker run IMAGE`.
  */
 
 /** The flags for `options`; `undefined` when the CLI has none for them. */
@@ -45,5 +46,15 @@ if (noContainers) {
       flagsFor(options) === undefined
         ? 'serve has one --org and no per-organisation user count'
         : undefined,
+  )
+  describeAnswerShapes(
+    'the container image over HTTP',
+    async () => {
+      const container = await startContainer()
+      return overHttp(container.url, container.credentials, async () => {
+        await container.stop()
+      })
+    },
+    httpControls,
   )
 }
