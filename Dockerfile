@@ -19,6 +19,9 @@ COPY fixtures fixtures
 RUN node esbuild.config.ts
 
 # Run: the base image and the bin's two files, nothing else (no node_modules, no npm run).
+# The package ships this file: `IdentifyApiMockContainer.buildImage()` (identify-api-mock/testcontainers)
+# builds this stage alone, from the last FROM on, with the installed package as its `build` stage
+# (the package holds the build's files at the same paths): copy only from `build`'s /src here.
 FROM node:26-trixie-slim
 WORKDIR /app
 COPY package.json ./

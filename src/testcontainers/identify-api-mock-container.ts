@@ -1,11 +1,13 @@
 /**
  * The mock's image as a Testcontainers module: `new IdentifyApiMockContainer(image).start()` runs
  * the server, waits for its health check, and hands out its base URL, its API keys and a client.
+ * `IdentifyApiMockContainer.buildImage()` builds the image from the installed package first.
  *
  * @example
  * import { IdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
  *
- * const mock = await new IdentifyApiMockContainer('identify-api-mock')
+ * const container = await IdentifyApiMockContainer.buildImage('identify-api-mock')
+ * const mock = await container
  *   .withData({ organisations: [{ orgId: 'acme', apiKeys: ['test-key'] }], users: [] })
  *   .withOptions({ seed: 7 })
  *   .start()
@@ -13,6 +15,10 @@
  * // … the backend under test calls mock.getBaseUrl() with tenant.apiKey
  * await mock.stop()
  */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { basename, dirname, join } from 'node:path'
 import {
   AbstractStartedContainer,
   GenericContainer,
@@ -47,6 +53,31 @@ export type ContainerOptions = Omit<
 export class IdentifyApiMockContainer extends GenericContainer {
   #controlToken: string | undefined
   #flags: string[] = []
+
+  /**
+   * Builds the image named `image` from the installed package alone, through the engine's build
+   * API, and gives a container of it. The build runs the run stage of the package's `Dockerfile`
+   * on the package's own files, its build stage being the installed package; the base image
+   * (`node:26-trixie-slim`) is pulled only if the engine does not have it. A later build reuses the
+   * engine's cached layers.
+   *
+   * @example
+   * import { IdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
+   *
+   * const mock = await (await IdentifyApiMockContainer.buildImage()).start()
+   */
+  static async buildImage(image = 'identify-api-mock'): Promise<IdentifyApiMockContainer> {
+    const context = mkdtempSync(join(tmpdir(), 'identify-api-mock-image-'))
+    try {
+      writePackageContext(context)
+      await GenericContainer.fromDockerfile(context, contextDockerfile).build(image, {
+        deleteOnExit: false,
+      })
+    } finally {
+      rmSync(context, { recursive: true, force: true })
+    }
+    return new IdentifyApiMockContainer(image)
+  }
 
   constructor(image = 'identify-api-mock') {
     super(image)
@@ -130,6 +161,29 @@ export class StartedIdentifyApiMockContainer extends AbstractStartedContainer {
   getClient(): MockApiClient {
     return this.#client
   }
+}
+
+/** The name of the Dockerfile {@link writePackageContext} writes, beside the package's files. */
+const contextDockerfile = 'identify-api-mock.Dockerfile'
+
+/**
+ * Fills `context` with a build context of the installed package: its files (not `node_modules`,
+ * nor dotfiles), and a Dockerfile that is the package's own run stage, read from its `Dockerfile`
+ * from the last `FROM` on, after a `build` stage that is the package itself (what the repository's
+ * build stage makes is what the package holds, at the same paths under `/src`).
+ */
+function writePackageContext(context: string): void {
+  const root = dirname(createRequire(import.meta.url).resolve('identify-api-mock/package.json'))
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8')
+  const runStage = dockerfile.slice(dockerfile.search(/^FROM (?![\s\S]*^FROM )/m))
+  cpSync(root, context, {
+    recursive: true,
+    filter: (source) => source === root || !/^(\.|node_modules$)/.test(basename(source)),
+  })
+  writeFileSync(
+    join(context, contextDockerfile),
+    `FROM scratch AS build\nCOPY . /src/\n\n${runStage}`,
+  )
 }
 
 /** The `serve` flags of `options`: a list of numbers as one comma-separated value. */

@@ -168,17 +168,18 @@ describe('the packed package in a consumer project', () => {
   // Four projects' node_modules: removing them takes longer than a hook's default 10 s.
   afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000)
 
-  it("contains compiled JavaScript, declarations, the bin, the license and the data file's JSON Schema, and nothing else", async () => {
+  it("contains compiled JavaScript, declarations, the bin, the license, the data file's JSON Schema and the Dockerfile, and nothing else", async () => {
     const { stdout } = await run('tar', ['-tzf', tarball])
     const files = stdout.trim().split('\n')
     expect(files).toContain('package/dist/src/root/index.js')
     expect(files).toContain('package/dist/src/root/index.d.ts')
     expect(files).toContain('package/dist/src/server/cli.js')
     expect(files).toContain('package/LICENSE')
+    expect(files).toContain('package/Dockerfile')
     expect(
       files.filter(
         (f) =>
-          !/^package\/(dist\/.*\.(js|d\.ts)|LICENSE|README\.md|data-file\.schema\.json|package\.json)$/.test(
+          !/^package\/(dist\/.*\.(js|d\.ts)|LICENSE|README\.md|data-file\.schema\.json|package\.json|Dockerfile)$/.test(
             f,
           ),
       ),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { image, noContainers } from '../support/container.ts'
+import { containers, noContainers } from '../support/container.ts'
 import { codeBlocks, repoRoot } from '../support/docs.ts'
 
 /**
@@ -13,7 +13,7 @@ import { codeBlocks, repoRoot } from '../support/docs.ts'
  * outside the repository: today's vitest with four workers on the shared server, eight test files
  * each with its own tenant, three runs in a row (the many-tests guide's config and test file as
  * they stand), and the same with jest; and the Testcontainers module with only the package, `testcontainers` and the
- * engine (the container guide's block as it stands).
+ * engine, its image built from the installed package (the container guide's block as it stands).
  */
 const run = promisify(execFile)
 const scratch = mkdtempSync(join(tmpdir(), 'identify-api-mock-harness-'))
@@ -124,30 +124,48 @@ describe('the harness entries of the packed package', () => {
   }, 600_000)
 
   it.skipIf(skipContainers !== undefined)(
-    `starts the Testcontainers module with only the package, testcontainers and the engine${skipContainers ? ` (skipped: ${skipContainers})` : ''}`,
+    `builds the image from the installed package and starts it with only the package, testcontainers and the engine${skipContainers ? ` (skipped: ${skipContainers})` : ''}`,
     async () => {
       const data = {
         organisations: [{ orgId: 'acme', apiKeys: ['acme-key'] }],
-        users: [],
+        users: [{ orgId: 'acme', id: 'left', registrationStatus: 'archived' }],
       }
-      const script = `${containerBlock.replace("'identify-api-mock'", JSON.stringify(image))}
-console.log(JSON.stringify({ baseUrl, apiKey, tenant: tenant.orgId }))
+      // A tag of its own: the repository's image, which other tests run, stays as it is.
+      const tag = `identify-api-mock-from-package-${process.pid}`
+      const identify = `const identified = await fetch(\`\${baseUrl}/api/v1/users/identify\`, {
+  method: 'POST',
+  headers: { authorization: \`Bearer \${apiKey}\`, 'content-type': 'application/json' },
+  body: JSON.stringify({ id: 'left', orgId: 'acme' }),
+})
+console.log(JSON.stringify({ baseUrl, apiKey, tenant: tenant.orgId, status: identified.status, answer: await identified.json() }))
 `
+      const script = containerBlock
+        .replace("buildImage('identify-api-mock')", `buildImage(${JSON.stringify(tag)})`)
+        .replace('await mock.stop()', `${identify}await mock.stop()`)
+      expect(script).toContain(tag)
       const dir = project('testcontainers', {
         'start.ts': script,
         'test/data.json': JSON.stringify(data),
       })
       await npm(['install', tarball, 'testcontainers'], dir)
-      const { stdout } = await run(node26, ['start.ts'], {
-        cwd: dir,
-        env: { ...env, TESTCONTAINERS_RYUK_DISABLED: 'true' },
-      })
-      const printed = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}')
-      expect(printed).toEqual({
-        baseUrl: expect.stringMatching(/^http:\/\/[\w.:[\]-]+:\d+$/),
-        apiKey: 'acme-key',
-        tenant: expect.stringMatching(/^tenant-/),
-      })
+      try {
+        const { stdout } = await run(node26, ['start.ts'], {
+          cwd: dir,
+          env: { ...env, TESTCONTAINERS_RYUK_DISABLED: 'true' },
+        })
+        const printed = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}')
+        expect(printed).toEqual({
+          baseUrl: expect.stringMatching(/^http:\/\/[\w.:[\]-]+:\d+$/),
+          apiKey: 'acme-key',
+          tenant: expect.stringMatching(/^tenant-/),
+          status: 200,
+          answer: expect.objectContaining({
+            data: expect.objectContaining({ registrationStatus: 'archived' }),
+          }),
+        })
+      } finally {
+        await containers(['rmi', '--force', tag]).catch(() => '')
+      }
     },
     600_000,
   )
