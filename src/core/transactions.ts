@@ -33,6 +33,13 @@ export interface StateStore {
 /** The most operations whose changes are committed to a store as one group. */
 const maxGroup = 64
 
+/**
+ * Runs `task` once the event loop has handled the input that is ready: Node's `setImmediate`, no
+ * timer. A page or a worker has none (web-standard APIs only here): a timeout of 0 there.
+ */
+const afterReadyInput: (task: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (task) => setTimeout(task, 0)
+
 /** An API call held in the open group: its changes kept in memory, its answer not released. */
 interface Held {
   writes: PendingChanges['writes']
@@ -80,9 +87,10 @@ export class Transactions {
   }
 
   /**
-   * Runs `task` after every task queued before it has finished. Identify awaits `@msw/data`'s
-   * async `create`; serialising the operations keeps each one atomic (two identify calls for one
-   * new id create one user) without a lock per record.
+   * Runs `task` after every task queued before it has finished, and after the open group of API
+   * calls is committed (see {@link call}). Identify awaits `@msw/data`'s async `create`;
+   * serialising the operations keeps each one atomic (two identify calls for one new id create one
+   * user) without a lock per record.
    */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
     return this.#turn(async () => {
@@ -202,7 +210,7 @@ export class Transactions {
     else if (!this.#commitQueued) {
       this.#commitQueued = true
       // After the calls that arrived with this one have had their turn: no wait when idle.
-      setImmediate(() => {
+      afterReadyInput(() => {
         void this.exclusive(async () => {
           this.#commitQueued = false
         })
