@@ -165,7 +165,8 @@ async function answerWebViewRequest(
 
 /**
  * Runs `decide` in the request's turn, keeps the changes it made (or answers the failure to keep
- * them), waits the forced and the global delay, then journals the call for its ticket.
+ * them; with a store, once the group the call joined is committed), waits the forced and the
+ * global delay, then journals the call for its ticket.
  */
 async function finish(
   deps: DispatchDeps,
@@ -177,22 +178,18 @@ async function finish(
   const { transactions, journal, options } = deps
   let entry: JournalEntry | undefined
   try {
-    const { response, delayMs, path, call } = await transactions.exclusive(async () => {
-      let outcome: Outcome
-      try {
-        outcome = await decide()
-      } catch (error) {
-        // A bug in a rule or the redaction: still an answer, and a journal entry with no secret.
-        const path = redactPath(transactions.ctx, pathnameOf(request.target))
-        outcome = { response: toErrorResponse(error), delayMs: 0, path }
-      }
-      try {
-        await transactions.settle()
-        return outcome
-      } catch (error) {
-        return { ...outcome, response: toErrorResponse(error) }
-      }
-    })
+    const { response, delayMs, path, call } = await transactions.call(
+      async (): Promise<Outcome> => {
+        try {
+          return await decide()
+        } catch (error) {
+          // A bug in a rule or the redaction: still an answer, and a journal entry with no secret.
+          const path = redactPath(transactions.ctx, pathnameOf(request.target))
+          return { response: toErrorResponse(error), delayMs: 0, path }
+        }
+      },
+      (outcome, error) => ({ ...outcome, response: toErrorResponse(error) }),
+    )
     const delay = delayMs + options.delayMs
     if (delay > 0) await sleep(delay)
     entry = {

@@ -20,13 +20,42 @@ export interface StateStore {
    * 500 and its changes are taken back in memory too.
    */
   commit(writes: PendingChanges['writes']): void
+  /**
+   * Makes the changes of several operations durable, in the order they ran, as one transaction,
+   * all or none, or throws: every one of them then answers 500 and is taken back in memory, the
+   * latest first (group commit). A store without it is given their writes in one `commit`.
+   */
+  commitGroup?(operations: readonly PendingChanges['writes'][]): void
   /** Replaces every stored record with `state`: after a reset. */
   replace(state: MockState): void
+}
+
+/** The most operations whose changes are committed to a store as one group. */
+const maxGroup = 64
+
+/**
+ * Runs `task` once the event loop has handled the input that is ready: Node's `setImmediate`, no
+ * timer. A page or a worker has none (web-standard APIs only here): a timeout of 0 there.
+ */
+const afterReadyInput: (task: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (task) => setTimeout(task, 0)
+
+/** An API call held in the open group: its changes kept in memory, its answer not released. */
+interface Held {
+  writes: PendingChanges['writes']
+  committed(): void
+  failed(error: unknown): void
 }
 
 /**
  * The records and the one queue every operation on them takes its turn in: an operation runs
  * alone, and what it changed is kept (in the store too, if any) or taken back as a whole.
+ *
+ * With a store, the API calls that run one after another while nothing else does form a group:
+ * each runs in its turn, its changes kept in memory, its answer held; the group is committed in
+ * one transaction once no call is waiting for its turn (at the end of the event loop's turn that
+ * ran them, or at {@link maxGroup} calls), and only then are the answers released, in order.
+ * Everything else (a reset, a transaction, a read) first commits the open group.
  *
  * @example
  * const count = await transactions.transact((ctx) => ctx.db.users.size)
@@ -36,6 +65,10 @@ export class Transactions {
   #tail: Promise<unknown> = Promise.resolve()
   readonly #store: StateStore | undefined
   readonly #maxStateBytes: number
+  /** The API calls whose changes wait for one commit, oldest first. */
+  #group: Held[] = []
+  /** Whether a turn that commits the open group is on its way. */
+  #commitQueued = false
 
   constructor(ctx: RuleContext, maxStateBytes: number, store?: StateStore) {
     this.#ctx = ctx
@@ -54,11 +87,45 @@ export class Transactions {
   }
 
   /**
-   * Runs `task` after every task queued before it has finished. Identify awaits `@msw/data`'s
-   * async `create`; serialising the operations keeps each one atomic (two identify calls for one
-   * new id create one user) without a lock per record.
+   * Runs `task` after every task queued before it has finished, and after the open group of API
+   * calls is committed (see {@link call}). Identify awaits `@msw/data`'s async `create`;
+   * serialising the operations keeps each one atomic (two identify calls for one new id create one
+   * user) without a lock per record.
    */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
+    return this.#turn(async () => {
+      await this.#commitGroup()
+      return task()
+    })
+  }
+
+  /**
+   * Runs an API call: `decide` in its turn, then its changes kept as {@link settle} keeps them,
+   * except that with a store the call joins the open group and its turn ends at once; the outcome
+   * comes back once the group is committed. When its changes cannot be kept (past
+   * `maxStateBytes`, or the group's commit failed) they are taken back, and `failed` gives the
+   * outcome to return instead.
+   */
+  async call<T>(decide: () => Promise<T>, failed: (outcome: T, error: unknown) => T): Promise<T> {
+    let committed: Promise<void> | undefined
+    const outcome = await this.#turn(async () => {
+      const outcome = await decide()
+      try {
+        committed = (await this.#join())?.committed
+      } catch (error) {
+        return failed(outcome, error)
+      }
+      return outcome
+    })
+    try {
+      await committed
+      return outcome
+    } catch (error) {
+      return failed(outcome, error)
+    }
+  }
+
+  #turn<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#tail.then(task)
     this.#tail = run.catch(() => undefined)
     return run
@@ -89,22 +156,90 @@ export class Transactions {
    */
   async settle(): Promise<void> {
     const { db } = this.#ctx
-    const pending = db.pending()
-    if (pending.writes.length === 0) return
+    const pending = await this.#measure()
+    if (pending === undefined) return
     try {
-      const limit = this.#maxStateBytes
-      if (pending.bytes > limit && pending.bytes > db.bytes) {
-        this.#ctx.warn(
-          `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
-        )
-        throw new ApiError('internal')
-      }
       this.#store?.commit(pending.writes)
     } catch (error) {
       await db.undo()
       throw error
     }
     db.accept(pending)
+  }
+
+  /**
+   * The changes of the operation just run, measured; `undefined` when there are none. When they
+   * would pass `maxStateBytes`, takes them back and throws (a 500).
+   */
+  async #measure(): Promise<PendingChanges | undefined> {
+    const { db } = this.#ctx
+    const pending = db.pending()
+    if (pending.writes.length === 0) return undefined
+    const limit = this.#maxStateBytes
+    if (pending.bytes > limit && pending.bytes > db.bytes) {
+      this.#ctx.warn(
+        `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
+      )
+      await db.undo()
+      throw new ApiError('internal')
+    }
+    return pending
+  }
+
+  /**
+   * Keeps the changes of the API call just run in the open group: what settles once the group is
+   * committed (`undefined` without a store, or without changes: nothing to wait for).
+   */
+  async #join(): Promise<{ committed: Promise<void> } | undefined> {
+    const pending = await this.#measure()
+    if (pending === undefined) return undefined
+    const { db } = this.#ctx
+    if (this.#store === undefined) {
+      db.accept(pending)
+      return undefined
+    }
+    db.hold(pending)
+    let held: Held | undefined
+    const committed = new Promise<void>((resolve, reject) => {
+      held = { writes: pending.writes, committed: resolve, failed: reject }
+    })
+    // Awaited by the call once its turn ends: not an unhandled rejection before that.
+    committed.catch(() => undefined)
+    this.#group.push(held as Held)
+    if (this.#group.length >= maxGroup) await this.#commitGroup()
+    else if (!this.#commitQueued) {
+      this.#commitQueued = true
+      // After the calls that arrived with this one have had their turn: no wait when idle.
+      afterReadyInput(() => {
+        void this.exclusive(async () => {
+          this.#commitQueued = false
+        })
+      })
+    }
+    return { committed }
+  }
+
+  /**
+   * Commits the changes of the open group as one transaction and releases its calls; or, when
+   * the store cannot write them, takes them all back, the latest first, and fails each call.
+   */
+  async #commitGroup(): Promise<void> {
+    const group = this.#group
+    if (group.length === 0) return
+    this.#group = []
+    const store = this.#store as StateStore
+    const { db } = this.#ctx
+    try {
+      const operations = group.map((held) => held.writes)
+      if (store.commitGroup) store.commitGroup(operations)
+      else store.commit(operations.flat())
+    } catch (error) {
+      await db.undoHeld()
+      for (const held of group) held.failed(error)
+      return
+    }
+    db.confirm()
+    for (const held of group) held.committed()
   }
 
   /**

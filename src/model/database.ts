@@ -170,6 +170,14 @@ export class Database {
   }
   /** The changes of the operation under way, oldest first (see {@link pending}). */
   #log: Logged[] = []
+  /**
+   * The changes of the operations held since the last {@link confirm}, oldest first, with the
+   * size of each record they wrote and of the state as they were before them: what
+   * {@link undoHeld} takes back when their commit fails.
+   */
+  #held: Logged[] = []
+  readonly #heldSizes = new Map<object, number | undefined>()
+  #heldBytes = 0
   /** Set while {@link undo} runs: what it does is not a change to take back. */
   #undoing = false
   /** The JSON size of each record and of them all, in characters: what `maxStateBytes` bounds. */
@@ -221,7 +229,7 @@ export class Database {
     return { writes, bytes }
   }
 
-  /** Keeps the changes of the operation under way, measured by {@link pending}. */
+  /** Keeps the changes of the operation under way, measured by {@link pending}, for good. */
   accept({ writes, bytes }: PendingChanges): void {
     for (const { record, json } of writes) {
       if (json === null) this.#sizes.delete(record)
@@ -231,23 +239,68 @@ export class Database {
     this.#log = []
   }
 
+  /**
+   * Keeps the changes of the operation under way as {@link accept} does, but only until the
+   * operations held so far are committed to a store: {@link confirm} then makes them final, and
+   * {@link undoHeld} takes them all back.
+   */
+  hold(pending: PendingChanges): void {
+    if (this.#held.length === 0) this.#heldBytes = this.#bytes
+    for (const { record } of pending.writes) {
+      if (!this.#heldSizes.has(record)) this.#heldSizes.set(record, this.#sizes.get(record))
+    }
+    this.#held.push(...this.#log)
+    this.accept(pending)
+  }
+
+  /** Makes final every operation held since the last confirm: their commit has returned. */
+  confirm(): void {
+    this.#held = []
+    this.#heldSizes.clear()
+  }
+
   /** Takes back every change of the operation under way: the records are as they were before it. */
   async undo(): Promise<void> {
+    const log = this.#log
+    this.#log = []
+    await this.#takeBack(log)
+  }
+
+  /**
+   * Takes back every operation held since the last {@link confirm} (and the one under way, if
+   * any), the latest first: the records are as they were before the first of them.
+   */
+  async undoHeld(): Promise<void> {
+    const log = [...this.#held, ...this.#log]
+    for (const [record, size] of this.#heldSizes) {
+      if (size === undefined) this.#sizes.delete(record)
+      else this.#sizes.set(record, size)
+    }
+    if (this.#held.length > 0) this.#bytes = this.#heldBytes
+    this.#log = []
+    this.confirm()
+    await this.#takeBack(log)
+  }
+
+  /** Takes back the changes of `log`, the latest first. */
+  async #takeBack(log: Logged[]): Promise<void> {
     this.#undoing = true
     try {
       // A record removed and created again is a new object: later changes name the old one.
       const recreated = new Map<object, object>()
-      for (const change of this.#log.reverse()) {
+      for (const change of log.reverse()) {
         const collection = this.#holder(change.collection)
         const record = recreated.get(change.record) ?? change.record
         if (change.op === 'delete') {
           // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
-          recreated.set(change.record, (await collection.create(copyOf(record) as never)) as object)
+          const copy = (await collection.create(copyOf(record) as never)) as object
+          recreated.set(change.record, copy)
+          const size = this.#sizes.get(change.record)
+          if (size !== undefined) this.#sizes.set(copy, size)
         } else if (change.created) collection.delete(record as never)
         else Object.assign(record, change.before)
       }
     } finally {
-      this.#log = []
       this.#undoing = false
     }
   }
@@ -267,6 +320,7 @@ export class Database {
       }
     }
     this.#log = []
+    this.confirm()
   }
 
   /**

@@ -36,13 +36,13 @@ export function createStateFileStore(
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
   let file: StateFile | undefined
-  const write = (what: string, task: (file: StateFile) => void) => {
+  const write = (what: string, task: (file: StateFile) => void, outcome = 'it answers') => {
     if (!file) throw new Error(`${path} is not open`)
     try {
       task(file)
     } catch (error) {
       warn(
-        `could not write ${what} to ${path} (${(error as Error).message}): it answers 500 and changes nothing`,
+        `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
       )
       throw error
     }
@@ -69,7 +69,14 @@ export function createStateFileStore(
       }
     },
     commit: (writes) => write('a call', (f) => f.commit(writes)),
-    commitGroup: (operations) => write('calls', (f) => f.commitGroup(operations)),
+    commitGroup: (operations) =>
+      operations.length === 1
+        ? write('a call', (f) => f.commitGroup(operations))
+        : write(
+            `${operations.length} calls committed together`,
+            (f) => f.commitGroup(operations),
+            'each answers',
+          ),
     replace: (state) => write('the reset', (f) => f.replace(state)),
     close: () => file?.close(),
   }

@@ -198,6 +198,20 @@ describe('serve --state-file', () => {
     expect(acknowledged.size).toBeGreaterThan(200)
   }, 180_000)
 
+  it('keeps every one of many identify calls sent at once and answered 200, after a SIGKILL', async () => {
+    const path = join(dir, 'together.db')
+    const { cli, url } = await serve(path)
+    // Sent together, so that they run while the disk is busy and are committed in groups.
+    const ids = Array.from({ length: 200 }, (_, i) => `together-${i}`)
+    const answers = await Promise.all(ids.map((id) => identify(url, id, `name-${id}`)))
+    expect(answers.map((a) => a.status)).toEqual(ids.map(() => 200))
+    await kill(cli)
+    const again = await serve(path)
+    const stored = await users(again.url)
+    for (const id of ids) expect(stored.get(id)?.firstName, id).toBe(`name-${id}`)
+    await kill(again.cli)
+  }, 60_000)
+
   it('refuses a file of the old JSON-lines format with one line, exit 1, and leaves it as it was', async () => {
     const path = join(dir, 'old.db')
     writeFileSync(
