@@ -17,3 +17,11 @@ export function formatDate(date: Date): string {
 export function sleep(ms: number): Promise<void> {
   return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve()
 }
+
+/**
+ * Runs `task` once the event loop has handled the input that is ready (a request, a signal):
+ * Node's `setImmediate`, no timer. A page or a worker has none (web-standard APIs only in the
+ * core): a timeout of 0 there.
+ */
+export const afterReadyInput: (task: () => void) => void =
+  typeof setImmediate === 'function' ? setImmediate : (task) => setTimeout(task, 0)

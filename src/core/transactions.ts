@@ -1,5 +1,6 @@
 import { ApiError } from '../base/errors.ts'
 import { hashSecret } from '../base/secrets.ts'
+import { afterReadyInput } from '../base/time.ts'
 import { Database, type MockState, type PendingChanges } from '../model/database.ts'
 import type { Credentials, Dataset } from '../model/dataset.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
@@ -32,13 +33,6 @@ export interface StateStore {
 
 /** The most operations whose changes are committed to a store as one group. */
 const maxGroup = 64
-
-/**
- * Runs `task` once the event loop has handled the input that is ready: Node's `setImmediate`, no
- * timer. A page or a worker has none (web-standard APIs only here): a timeout of 0 there.
- */
-const afterReadyInput: (task: () => void) => void =
-  typeof setImmediate === 'function' ? setImmediate : (task) => setTimeout(task, 0)
 
 /** An API call held in the open group: its changes kept in memory, its answer not released. */
 interface Held {

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { afterReadyInput } from '../base/time.ts'
 import {
   type CollectionName,
   type CredentialCollectionName,
@@ -18,6 +19,9 @@ import { PartitionedCollection, type StoredOf } from './partitioned-collection.t
 import type { SignInTokenRecord, WebViewSessionRecord } from './records.ts'
 import { SecretFingerprints } from './secret-fingerprints.ts'
 import { TimeOrder } from './time-order.ts'
+
+/** How many records a load creates between two turns of the event loop. */
+const loadSlice = 2048
 
 /**
  * The `@msw/data` collections that hold the model a test reads and seeds: organisations, API keys
@@ -311,12 +315,17 @@ export class Database {
 
   /** Creates a copy of every record of `state`, each validated by its collection's schema. */
   async load(state: Partial<MockState>): Promise<void> {
+    let loaded = 0
     for (const name of collectionNames) {
       for (const record of state[name] ?? []) {
         const stored = (await this.#create(name, record)) as object
         const size = JSON.stringify(stored).length
         this.#sizes.set(stored, size)
         this.#bytes += size
+        // `create` resolves in a microtask, which never lets the event loop turn: a long load
+        // would hold back a stop signal (a container's PID 1 honours SIGTERM only in the loop).
+        if (++loaded % loadSlice === 0)
+          await new Promise<void>((resolve) => afterReadyInput(resolve))
       }
     }
     this.#log = []

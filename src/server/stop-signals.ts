@@ -4,8 +4,8 @@
  * kernel ends it at once, even while a large start-up keeps the event loop busy. PID 1 (the
  * server in a container) is different: the kernel drops a signal it has no handler for, so an
  * engine's stop during start-up would wait out its grace period and kill. PID 1 gets a handler
- * here, which ends the process at once (as soon as the event loop turns: a seed or a state
- * loaded in one piece holds it until done; `docker run --init` makes that immediate too).
+ * here, which ends the process at once (as soon as the event loop turns: loading the records
+ * lets it turn every 2,048 records; `docker run --init` makes even that immediate).
  * {@link onStopSignal} later replaces it with the server's own stop.
  */
 let stop: () => void = () => process.exit(0)
