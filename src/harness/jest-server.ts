@@ -16,6 +16,7 @@ import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
 import type { Tenant } from '../core/tenant.ts'
 import { type RunningServer, type ServerOptions, startServer } from '../server/server.ts'
+import { type FileHooks, tenantOfFile } from './tenant-of-file.ts'
 
 /** The shared server's options, as `globals.identifyApiMockServer` gives them. */
 type SharedServerOptions = Omit<ServerOptions, 'port'>
@@ -52,13 +53,6 @@ export async function stopSharedServer(): Promise<void> {
   shared.identifyApiMockSharedServer = undefined
 }
 
-/** jest's hooks, as its globals give them to a test file. */
-interface Hooks {
-  beforeAll(fn: () => Promise<unknown>): void
-  afterEach(fn: () => Promise<unknown>): void
-  afterAll(fn: () => Promise<unknown>): void
-}
-
 /**
  * The shared server's controls (`connectMockApi` on the URL the global setup gave).
  *
@@ -84,12 +78,6 @@ export function mockApi(): MockApiClient {
  * const tenant = useTenant({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
  */
 export function useTenant(input?: OrganisationInput): Tenant {
-  const { beforeAll, afterEach, afterAll } = globalThis as unknown as Hooks
-  const handle = {} as Tenant
-  beforeAll(async () => {
-    Object.assign(handle, await mockApi().organisations.create(input))
-  })
-  afterEach(() => handle.reset())
-  afterAll(() => handle.remove())
-  return handle
+  // jest gives a test file its hooks as globals.
+  return tenantOfFile(globalThis as unknown as FileHooks, mockApi, input)
 }

@@ -22,6 +22,7 @@ import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
 import type { Tenant } from '../core/tenant.ts'
 import { type ServerOptions, startServer } from '../server/server.ts'
+import { tenantOfFile } from './tenant-of-file.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -77,11 +78,5 @@ export function mockApi(): MockApiClient {
  * })
  */
 export function useTenant(input?: OrganisationInput): Tenant {
-  const handle = {} as Tenant
-  beforeAll(async () => {
-    Object.assign(handle, await mockApi().organisations.create(input))
-  })
-  afterEach(() => handle.reset())
-  afterAll(() => handle.remove())
-  return handle
+  return tenantOfFile({ beforeAll, afterEach, afterAll }, mockApi, input)
 }
