@@ -14,7 +14,7 @@ import {
   type OrganisationInput,
   type ShapeCase,
 } from '../../src/root/index.ts'
-import type { StartWayIn, WayIn } from './way-in.ts'
+import { controlOver, type StartWayIn, type WayIn } from './way-in.ts'
 
 const openApi = JSON.parse(readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8'))
 const ajv = new Ajv2020({ strict: false, allErrors: true })
@@ -49,17 +49,7 @@ export function inProcessControls(way: WayIn): ShapeControls {
 
 /** The controls over HTTP, under `/__mock`. */
 export function httpControls(way: WayIn): ShapeControls {
-  const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(way.url(path), {
-      method,
-      ...(body !== undefined && {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    })
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
-    return res.status === 204 ? undefined : res.json()
-  }
+  const control = controlOver(way.url)
   return {
     createOrganisation: (input) => control('POST', '/__mock/organisations', input),
     setShapes: async (orgId, shapes) => {

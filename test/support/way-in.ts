@@ -172,17 +172,7 @@ export function overHttp(
   core?: Core,
 ): WayIn {
   const agent = keepAliveAgent(Number.POSITIVE_INFINITY)
-  const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      ...(body !== undefined && {
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    })
-    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
-    return res.status === 204 ? undefined : res.json()
-  }
+  const control = controlOver((path) => base + path)
   return {
     url: (path) => base + path,
     fetch,
@@ -211,6 +201,24 @@ export function overHttp(
       agent.destroy()
       await stop()
     },
+  }
+}
+
+/**
+ * Calls a control of the mock at `url(path)` as a user of `/__mock` does: a JSON body if any, and
+ * the JSON answer (nothing for a 204); any other status than 2xx throws with the answer's text.
+ */
+export function controlOver(url: (path: string) => string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(url(path), {
+      method,
+      ...(body !== undefined && {
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    })
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`)
+    return res.status === 204 ? undefined : res.json()
   }
 }
 
