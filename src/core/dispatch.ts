@@ -1,6 +1,11 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { sleep } from '../base/time.ts'
-import { type IncomingRequest, pathnameOf, type RequestBody } from '../base/wire.ts'
+import {
+  type IncomingRequest,
+  pathnameOf,
+  type RequestBody,
+  type WireRequest,
+} from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { shapeNoteOf } from '../rules/answer-shapes.ts'
 import { authenticate } from '../rules/authenticate.ts'
@@ -10,7 +15,7 @@ import type { CallJournal, CallTicket } from './call-journal.ts'
 import type { FaultQueue } from './faults.ts'
 import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
-import { type ApiRoute, matchApiRoute } from './routes.ts'
+import { matchApiRoute } from './routes.ts'
 import { siteRowOf } from './site.ts'
 import type { Transactions } from './transactions.ts'
 
@@ -28,10 +33,10 @@ interface Outcome {
   response: WireResponse
   delayMs: number
   path: string
-  call?: CallRequest & { shape?: string }
+  call?: CallRequest
+  /** Of an identify answered 200: the answer shape it took. */
+  shape?: string | undefined
 }
-
-const noBody: RequestBody = { body: null }
 
 /**
  * Answers one request, top to bottom, each step once: the web view, or the API's route, the
@@ -90,8 +95,11 @@ export async function answerRequest(
   return finish(deps, request, ticket, started, async () => {
     const { ctx } = transactions
     if (reads && read === undefined) read = await readBodyOf(request)
-    const begun = route.begin({ ...request, ...(read?.body ?? noBody) }, params)
-    if (owner === undefined) ticket.owner = namedOrganisation(deps, begun.call)
+    const begun = route.begin(wireRequestOf(request, read?.body), params)
+    // The organisation and user its request names, read once: its owner when refused before its
+    // key, the scope of a forced fault, the journal's answer shape.
+    const target = targetOf(begun.call as CallRequest)
+    if (owner === undefined) ticket.owner = namedOrganisation(deps, target)
     let response: WireResponse
     let delayMs = 0
     let answered = false
@@ -101,26 +109,32 @@ export async function answerRequest(
       // Reset or removed while its body was read: its key may be gone with it.
       const caller = ticket.dropped ? authenticate(ctx, authorization) : (owner as string)
       // Scoped by its owner, and by the user id its request names.
-      const { id } = targetOf(begun.call as CallRequest)
-      const fault = deps.faults.take(route.operation, { orgId: caller, ...(id && { id }) })
+      const fault = deps.faults.take(route.operation, caller, target.id)
       if (fault) {
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
       }
-      response = await begun.answer(ctx, caller)
+      // No turn of the event loop for a rule that answers at once (identify of a known user).
+      const answer = begun.answer(ctx, caller)
+      response = answer instanceof Promise ? await answer : answer
       answered = true
     } catch (error) {
-      response = toErrorResponse(error)
+      response = route.withHeaders(toErrorResponse(error))
     }
     // The journal never holds a secret, whatever the answer: not in the request, not in the path.
     const call = redactCall(ctx, begun.call, answered)
     const path = call === begun.call ? pathname : redactPath(ctx, pathname)
-    const noted =
-      answered && call.operation === 'identify'
-        ? { ...call, shape: shapeNoteOf(ctx, targetOf(begun.call as CallRequest)) }
-        : call
-    return { response: begun.withHeaders(response), delayMs, call: noted, path }
+    const shape = answered && call.operation === 'identify' ? shapeNoteOf(ctx, target) : undefined
+    return { response, delayMs, call, shape, path }
   })
+}
+
+/** `request` with the body its transport read: what a route reads. */
+function wireRequestOf(request: IncomingRequest, read: RequestBody | undefined): WireRequest {
+  const { method, target, headers } = request
+  return read?.bodyTooLarge
+    ? { method, target, headers, body: read.body, bodyTooLarge: true }
+    : { method, target, headers, body: read?.body ?? null }
 }
 
 /** A body read, or why not: an `ApiError` the transport answers, or nothing (the client left). */
@@ -178,7 +192,7 @@ async function finish(
   const { transactions, journal, options } = deps
   let entry: JournalEntry | undefined
   try {
-    const { response, delayMs, path, call } = await transactions.call(
+    const { response, delayMs, path, call, shape } = await transactions.call(
       async (): Promise<Outcome> => {
         try {
           return await decide()
@@ -188,17 +202,23 @@ async function finish(
           return { response: toErrorResponse(error), delayMs: 0, path }
         }
       },
-      (outcome, error) => ({ ...outcome, response: toErrorResponse(error) }),
+      failedOutcome,
     )
     const delay = delayMs + options.delayMs
     if (delay > 0) await sleep(delay)
-    entry = {
-      time: formatTimestamp(transactions.ctx.now()),
-      method: request.method,
-      path,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-      ...call,
+    // Built whole, in the order the journal lists its fields: no copy of the call.
+    const time = formatTimestamp(transactions.ctx.now())
+    const { method } = request
+    const { status } = response
+    const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+    if (call === undefined) entry = { time, method, path, status, durationMs }
+    else {
+      const { operation, request: asked } = call
+      entry = (
+        shape === undefined
+          ? { time, method, path, status, durationMs, operation, request: asked }
+          : { time, method, path, status, durationMs, operation, request: asked, shape }
+      ) as JournalEntry
     }
     return response
   } finally {
@@ -206,10 +226,15 @@ async function finish(
   }
 }
 
-/** The organisation a call's request names, when the mock has it: never a secret. */
-function namedOrganisation(deps: DispatchDeps, call: ApiCall): string | undefined {
-  const { orgId } = targetOf(call as CallRequest)
-  return orgId !== undefined && deps.hasOrganisation(orgId) ? orgId : undefined
+/** The outcome of a call whose changes could not be kept: the failure's answer. */
+function failedOutcome(outcome: Outcome, error: unknown): Outcome {
+  return { ...outcome, response: toErrorResponse(error) }
 }
 
-type ApiCall = ReturnType<ApiRoute['begin']>['call']
+/** The organisation a call's request names, when the mock has it: never a secret. */
+function namedOrganisation(
+  deps: DispatchDeps,
+  { orgId }: { orgId?: string | undefined },
+): string | undefined {
+  return orgId !== undefined && deps.hasOrganisation(orgId) ? orgId : undefined
+}

@@ -96,9 +96,6 @@ interface QueuedFault {
   id?: string | undefined
 }
 
-/** What a call names, for the faults scoped to an organisation or a user. */
-type Target = { orgId?: string; id?: string }
-
 /** Forced faults, queued per operation in the order given. */
 export class FaultQueue {
   readonly #queues = new Map<Operation, QueuedFault[]>()
@@ -129,16 +126,20 @@ export class FaultQueue {
   }
 
   /**
-   * The first fault of `operation` queued that matches a call for `target`, consumed; `undefined`
-   * when none does. An unscoped fault matches every call.
+   * The first fault of `operation` queued that matches a call of organisation `orgId` naming user
+   * `id`, consumed; `undefined` when none does. An unscoped fault matches every call.
    */
-  take(operation: Operation, target: Target): { code: ApiErrorCode; delayMs: number } | undefined {
+  take(
+    operation: Operation,
+    orgId: string,
+    id: string | undefined,
+  ): { code: ApiErrorCode; delayMs: number } | undefined {
     const queue = this.#queues.get(operation)
     if (!queue || queue.length === 0) return undefined
     const at = queue.findIndex(
       (fault) =>
-        (fault.orgId === undefined || fault.orgId === target.orgId) &&
-        (fault.id === undefined || fault.id === target.id),
+        (fault.orgId === undefined || fault.orgId === orgId) &&
+        (fault.id === undefined || fault.id === id),
     )
     const next = queue[at]
     if (!next) return undefined

@@ -56,10 +56,10 @@ export function targetOf(call: CallRequest): { orgId?: string; id?: string } {
   const request: unknown = call.request
   if (typeof request !== 'object' || request === null || Array.isArray(request)) return {}
   const { orgId, id } = request as Record<string, unknown>
-  return {
-    ...(typeof orgId === 'string' && { orgId }),
-    ...(typeof id === 'string' && { id }),
-  }
+  const target: { orgId?: string; id?: string } = {}
+  if (typeof orgId === 'string') target.orgId = orgId
+  if (typeof id === 'string') target.id = id
+  return target
 }
 
 /**

@@ -18,23 +18,34 @@ export const redacted = '[redacted]'
  * @example redactSecrets(ctx, { id: 'u-sk_test_….x', orgId: 'org-1' }) // { id: '[redacted]', orgId: 'org-1' }
  */
 function redactSecrets(ctx: RuleContext, value: JsonValue, answered = false): JsonValue {
-  // Each node comes back as it was when nothing in it was redacted: no copy on the hot path.
+  // Each node comes back as it was when nothing in it was redacted: no copy, nor any array or
+  // object built to compare, on the hot path; a copy is made only from the first change on.
   const walk = (node: JsonValue): JsonValue => {
     if (typeof node === 'string') return redactText(ctx, node, answered)
     if (node === null || typeof node !== 'object') return node
     if (Array.isArray(node)) {
-      const shown = node.map(walk)
-      return shown.some((item, i) => item !== node[i]) ? shown : node
+      let shown: JsonValue[] | undefined
+      for (let i = 0; i < node.length; i++) {
+        const item = node[i] as JsonValue
+        const seen = walk(item)
+        if (seen !== item) shown ??= node.slice(0, i)
+        shown?.push(seen)
+      }
+      return shown ?? node
     }
-    const entries = Object.entries(node)
-    const shown = entries.map(([key, field]) => [
-      answered ? key : redactText(ctx, key),
-      walk(field),
-    ])
-    const same = shown.every(
-      ([key, field], i) => key === entries[i]?.[0] && field === entries[i]?.[1],
-    )
-    return same ? node : Object.fromEntries(shown)
+    let shown: [string, JsonValue][] | undefined
+    let i = 0
+    for (const key in node) {
+      const field = node[key] as JsonValue
+      const name = answered ? key : redactText(ctx, key)
+      const seen = walk(field)
+      if (shown === undefined && (name !== key || seen !== field)) {
+        shown = Object.entries(node).slice(0, i)
+      }
+      shown?.push([name, seen])
+      i++
+    }
+    return shown ? Object.fromEntries(shown) : node
   }
   // An answered body passed the request schema, closed at every level: it cannot nest deep, so
   // only a refused one is measured first.

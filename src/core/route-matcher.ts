@@ -20,13 +20,26 @@ export interface Route {
  */
 export function createRouteMatcher<R extends Route>(table: readonly R[]) {
   const compiled = table.map((route) => ({ route, segments: route.path.split('/') }))
-  const routesAt = (pathname: string) => {
+  const matchAll = (pathname: string) => {
     const segments = pathname.split('/')
     return compiled.flatMap(({ route, segments: pattern }) => {
       const params = matchSegments(pattern, segments)
       return params ? [{ route, params }] : []
     })
   }
+  // A path without parameters matches the same routes every time: looked up in a table built
+  // once, not split and compared per call. Kept only when no route gives it a parameter, so that
+  // no two calls share a parameters object.
+  const fixed = new Map(
+    table.flatMap(({ path }) => {
+      const found = matchAll(path)
+      const bare = found.every(({ params }) => Object.keys(params).length === 0)
+      return bare
+        ? [[path, found.map((hit) => Object.freeze({ ...hit, params: Object.freeze({}) }))]]
+        : []
+    }),
+  )
+  const routesAt = (pathname: string) => fixed.get(pathname) ?? matchAll(pathname)
   const methodsAt = (pathname: string) => [
     ...new Set(routesAt(pathname).map(({ route }) => route.method)),
   ]

@@ -34,5 +34,9 @@ export function makeRoomForOneMore<R>(
   max: number,
   remove: (record: R) => void,
 ): void {
-  for (const oldest of records.slice(0, Math.max(0, records.length - max + 1))) remove(oldest)
+  // The records to go are read before any goes: `remove` may shorten `records` itself. The one
+  // of a call at the bound (every identify of a busy user) costs no copy.
+  const over = records.length - max + 1
+  if (over === 1) remove(records[0] as R)
+  else if (over > 1) for (const record of records.slice(0, over)) remove(record)
 }
