@@ -60,21 +60,16 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Sit
     openapi: async (request: WireRequest) => answerOpenApi(request.method),
   }
   const { frontDoor = { allowedHosts: [], cors: [] } } = options
-  const guarded = guardAnswer(async (request: IncomingRequest) => {
-    const row = siteRowOf(pathnameOf(request.target))
-    if (row.by === 'dispatch') return core.answer(request)
+  const serve = async (request: IncomingRequest, part: keyof typeof served) => {
     const body = await request.readBody()
-    return body && (await served[row.part]({ ...request, ...body }))
-  }, frontDoor)
-  return {
-    answer: async (request) => {
-      try {
-        return await guarded(request)
-      } catch (error) {
-        return toErrorResponse(error)
-      }
-    },
+    return body && (await served[part]({ ...request, ...body }))
   }
+  // Not async: the mock's answer is handed on as it is, without a promise around it.
+  const guarded = guardAnswer((request: IncomingRequest) => {
+    const row = siteRowOf(pathnameOf(request.target))
+    return row.by === 'dispatch' ? core.answer(request) : serve(request, row.part)
+  }, frontDoor)
+  return { answer: (request) => guarded(request).catch(toErrorResponse) }
 }
 
 /**
@@ -96,9 +91,12 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
   const bodies = { reading: 0 }
   const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
   return (req: IncomingMessage, res: ServerResponse) => {
-    const count = (requestsOf.get(req.socket) ?? 0) + 1
-    requestsOf.set(req.socket, count)
-    const last = maxRequestsPerSocket > 0 && count >= maxRequestsPerSocket
+    let last = false
+    if (maxRequestsPerSocket > 0) {
+      const count = (requestsOf.get(req.socket) ?? 0) + 1
+      requestsOf.set(req.socket, count)
+      last = count >= maxRequestsPerSocket
+    }
     if (openConnections() > maxConnections) {
       writeResponse(res, unavailable, { close: true })
       res.once('finish', () => req.socket.destroy())
@@ -178,16 +176,23 @@ export function rawResponse(response: WireResponse): string {
 }
 
 function requestLine(req: IncomingMessage): Omit<WireRequest, 'body'> {
-  const headers = {
-    get(name: string): string | null {
-      const key = name.toLowerCase()
-      // Node keeps the first of two Host lines only: the front door must see both to refuse them.
-      if (key === 'host') return hostLines(req.rawHeaders)
-      const value = req.headers[key]
-      return Array.isArray(value) ? value.join(', ') : (value ?? null)
-    },
+  return { method: req.method ?? 'GET', target: req.url ?? '/', headers: new NodeHeaders(req) }
+}
+
+/** A Node request's headers as the mock reads them: one object, no closure, per request. */
+class NodeHeaders {
+  readonly #req: IncomingMessage
+  constructor(req: IncomingMessage) {
+    this.#req = req
   }
-  return { method: req.method ?? 'GET', target: req.url ?? '/', headers }
+
+  get(name: string): string | null {
+    const key = name.toLowerCase()
+    // Node keeps the first of two Host lines only: the front door must see both to refuse them.
+    if (key === 'host') return hostLines(this.#req.rawHeaders)
+    const value = this.#req.headers[key]
+    return Array.isArray(value) ? value.join(', ') : (value ?? null)
+  }
 }
 
 /** Every `Host` field line of a request, joined as HTTP joins a repeated field; `null` if none. */
@@ -277,11 +282,16 @@ function writeResponse(
     return
   }
   const body = response.status === 204 ? '' : response.body
-  res.writeHead(response.status, {
-    ...response.headers,
-    ...(response.status !== 204 && { 'content-length': Buffer.byteLength(body) }),
-    ...(close && { connection: 'close' }),
-  })
+  // A flat list of names and values: Node writes it as it is, with no object made per answer.
+  const head: (string | number)[] = []
+  for (const name in response.headers) {
+    if (name !== 'content-length' && name !== 'connection') {
+      head.push(name, response.headers[name] as string)
+    }
+  }
+  if (response.status !== 204) head.push('content-length', Buffer.byteLength(body))
+  if (close) head.push('connection', 'close')
+  res.writeHead(response.status, head)
   if (lingerMs === undefined || res.req.complete) {
     res.end(body)
     return
