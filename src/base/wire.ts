@@ -146,8 +146,16 @@ export function allowHeader(methods: readonly string[]): string {
   return (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ')
 }
 
-/** The path of a request target, without its query. */
+/**
+ * The path of a request target, without its query (every request asks for it more than once, so
+ * it is one scan, no pattern).
+ *
+ * @example pathnameOf('/api/v1/users/identify?x=1') // '/api/v1/users/identify'
+ */
 export function pathnameOf(target: string): string {
-  const end = target.search(/[?#]/)
-  return end === -1 ? target : target.slice(0, end)
+  for (let i = 0; i < target.length; i++) {
+    const code = target.charCodeAt(i)
+    if (code === 0x3f || code === 0x23) return target.slice(0, i)
+  }
+  return target
 }

@@ -31,8 +31,14 @@ export const siteRows: readonly SiteRow[] = [
  * @example siteRowOf('/__mock/reset').part // 'control'
  */
 export function siteRowOf(pathname: string): SiteRow {
-  const row = siteRows.find(
-    ({ path, prefix }) => pathname === path || (prefix && pathname.startsWith(`${path}/`)),
-  )
-  return row ?? { part: 'api', path: pathname, by: 'dispatch' }
+  for (const { row, under } of rowsWithPrefixes) {
+    if (pathname === row.path || (under !== undefined && pathname.startsWith(under))) return row
+  }
+  return { part: 'api', path: pathname, by: 'dispatch' }
 }
+
+/** Each row with what the paths below it start with, as {@link siteRowOf} asks at every request. */
+const rowsWithPrefixes = siteRows.map((row) => ({
+  row,
+  under: row.prefix ? `${row.path}/` : undefined,
+}))

@@ -111,6 +111,27 @@ function hostRule(allowedHosts: readonly string[]): (hostname: string | undefine
   }
 }
 
+/** How many distinct `Host` values {@link admitsAuthority} remembers its verdict on. */
+const rememberedHosts = 256
+
+/**
+ * Whether the host rule admits the `Host` value `authority`, remembered per value: a client sends
+ * the same one on every request, and parsing it (a pattern, a URL, an IP check) cost more than the
+ * rest of the front door. The values remembered are bounded: past the bound they are forgotten
+ * all at once, so that a client sending a new `Host` every time costs the parse and no memory.
+ */
+function admitsAuthority(admits: (hostname: string | undefined) => boolean) {
+  const verdicts = new Map<string, boolean>()
+  return (authority: string): boolean => {
+    const known = verdicts.get(authority)
+    if (known !== undefined) return known
+    const verdict = admits(hostnameOf(authority))
+    if (verdicts.size >= rememberedHosts) verdicts.clear()
+    verdicts.set(authority, verdict)
+    return verdict
+  }
+}
+
 /** The headers a CORS preflight is answered with, besides the origin and the methods. */
 const preflightHeaders = {
   'access-control-allow-headers': 'authorization, content-type',
@@ -131,14 +152,14 @@ export function guardAnswer<R extends RequestHead, A extends WireResponse | unde
   answer: (request: R) => Promise<A>,
   policy: FrontDoorPolicy,
 ): (request: R) => Promise<A | WireResponse> {
-  const admits = hostRule(policy.allowedHosts)
+  const admits = admitsAuthority(hostRule(policy.allowedHosts))
   return async (raw) => {
     const host = raw.headers.get('host')
     // Repeated field lines reach the adapter joined by commas; a Host is never a list.
     if (!host || host.includes(',')) return toErrorResponse(new ApiError('badRequest'))
-    const request = originForm(raw) ?? raw
-    const authority = request.headers.get('host') ?? host
-    if (!admits(hostnameOf(authority))) return forbidden(request)
+    const absolute = originForm(raw)
+    const request = absolute?.request ?? raw
+    if (!admits(absolute?.authority ?? host)) return forbidden(request)
     const origin = request.headers.get('origin')
     const cors = origin !== null && policy.cors.includes(origin) ? origin : undefined
     // Only the API's routes have methods here: CORS is never answered for another part.
@@ -165,9 +186,14 @@ export function guardAnswer<R extends RequestHead, A extends WireResponse | unde
 
 /**
  * An absolute-form target (`http://127.0.0.1:4010/api/…`) as the origin-form request it stands
- * for, its authority taking the place of `Host` (RFC 9112, 3.2.2); `undefined` for any other.
+ * for, with its authority, which takes the place of `Host` (RFC 9112, 3.2.2); `undefined` for
+ * any other.
  */
-function originForm<R extends RequestHead>(request: R): R | undefined {
+function originForm<R extends RequestHead>(
+  request: R,
+): { request: R; authority: string } | undefined {
+  // The usual target, a path, is known at its first character.
+  if (request.target.startsWith('/')) return undefined
   const match = /^http:\/\/([^/?#]*)(.*)$/is.exec(request.target)
   if (!match) return undefined
   const [, authority = '', rest = ''] = match
@@ -175,7 +201,7 @@ function originForm<R extends RequestHead>(request: R): R | undefined {
   const headers = {
     get: (name: string) => (name.toLowerCase() === 'host' ? authority : request.headers.get(name)),
   }
-  return { ...request, target, headers }
+  return { request: { ...request, target, headers }, authority }
 }
 
 function isPreflight(request: RequestHead): boolean {

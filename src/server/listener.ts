@@ -60,21 +60,16 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Sit
     openapi: async (request: WireRequest) => answerOpenApi(request.method),
   }
   const { frontDoor = { allowedHosts: [], cors: [] } } = options
-  const guarded = guardAnswer(async (request: IncomingRequest) => {
-    const row = siteRowOf(pathnameOf(request.target))
-    if (row.by === 'dispatch') return core.answer(request)
+  const serve = async (request: IncomingRequest, part: keyof typeof served) => {
     const body = await request.readBody()
-    return body && (await served[row.part]({ ...request, ...body }))
-  }, frontDoor)
-  return {
-    answer: async (request) => {
-      try {
-        return await guarded(request)
-      } catch (error) {
-        return toErrorResponse(error)
-      }
-    },
+    return body && (await served[part]({ ...request, ...body }))
   }
+  // Not async: the mock's answer is handed on as it is, without a promise around it.
+  const guarded = guardAnswer((request: IncomingRequest) => {
+    const row = siteRowOf(pathnameOf(request.target))
+    return row.by === 'dispatch' ? core.answer(request) : serve(request, row.part)
+  }, frontDoor)
+  return { answer: (request) => guarded(request).catch(toErrorResponse) }
 }
 
 /**
@@ -96,9 +91,12 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
   const bodies = { reading: 0 }
   const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
   return (req: IncomingMessage, res: ServerResponse) => {
-    const count = (requestsOf.get(req.socket) ?? 0) + 1
-    requestsOf.set(req.socket, count)
-    const last = maxRequestsPerSocket > 0 && count >= maxRequestsPerSocket
+    let last = false
+    if (maxRequestsPerSocket > 0) {
+      const count = (requestsOf.get(req.socket) ?? 0) + 1
+      requestsOf.set(req.socket, count)
+      last = count >= maxRequestsPerSocket
+    }
     if (openConnections() > maxConnections) {
       writeResponse(res, unavailable, { close: true })
       res.once('finish', () => req.socket.destroy())
@@ -178,16 +176,23 @@ export function rawResponse(response: WireResponse): string {
 }
 
 function requestLine(req: IncomingMessage): Omit<WireRequest, 'body'> {
-  const headers = {
-    get(name: string): string | null {
-      const key = name.toLowerCase()
-      // Node keeps the first of two Host lines only: the front door must see both to refuse them.
-      if (key === 'host') return hostLines(req.rawHeaders)
-      const value = req.headers[key]
-      return Array.isArray(value) ? value.join(', ') : (value ?? null)
-    },
+  return { method: req.method ?? 'GET', target: req.url ?? '/', headers: new NodeHeaders(req) }
+}
+
+/** A Node request's headers as the mock reads them: one object, no closure, per request. */
+class NodeHeaders {
+  readonly #req: IncomingMessage
+  constructor(req: IncomingMessage) {
+    this.#req = req
   }
-  return { method: req.method ?? 'GET', target: req.url ?? '/', headers }
+
+  get(name: string): string | null {
+    const key = name.toLowerCase()
+    // Node keeps the first of two Host lines only: the front door must see both to refuse them.
+    if (key === 'host') return hostLines(this.#req.rawHeaders)
+    const value = this.#req.headers[key]
+    return Array.isArray(value) ? value.join(', ') : (value ?? null)
+  }
 }
 
 /** Every `Host` field line of a request, joined as HTTP joins a repeated field; `null` if none. */
@@ -208,17 +213,35 @@ type BodyRead = 'unread' | 'read' | 'tooLarge' | 'overBudget' | 'gone'
  * What it holds counts against `bodies.reading`, shared by every request being read: a body that
  * would take it past {@link maxBodiesBytes} is not read (`overBudget`).
  */
-function readBodyOf(
+async function readBodyOf(
   req: IncomingMessage,
   bodies: { reading: number },
 ): Promise<{ read: BodyRead; body?: RequestBody }> {
-  const tooLarge = { read: 'tooLarge', body: { body: null, bodyTooLarge: true } } as const
   const announced = Number(req.headers['content-length'])
-  if (announced > maxBodyBytes) return Promise.resolve(tooLarge)
+  if (announced > maxBodyBytes) return tooLarge
   // The announced length is held from the start: a client that sends all but a few bytes and
   // waits must not slip past the budget.
-  let held = Number.isInteger(announced) && announced > 0 ? announced : 0
-  if (bodies.reading + held > maxBodiesBytes) return Promise.resolve({ read: 'overBudget' })
+  const held = Number.isInteger(announced) && announced > 0 ? announced : 0
+  if (bodies.reading + held > maxBodiesBytes) return { read: 'overBudget' }
+  // The mock asks for the body while Node is still parsing the request; a body sent with its
+  // headers, as a small one is, waits whole in the stream's buffer a microtask later, and is
+  // taken from there at once rather than listened for.
+  await undefined
+  if (held > 0 && req.readableLength === held) {
+    return { read: 'read', body: { body: req.read(held) as Buffer } }
+  }
+  return streamBody(req, bodies, held)
+}
+
+const tooLarge = { read: 'tooLarge', body: { body: null, bodyTooLarge: true } } as const
+
+/** {@link readBodyOf} for a body still on its way: read as it comes, `announced` bytes held. */
+function streamBody(
+  req: IncomingMessage,
+  bodies: { reading: number },
+  announced: number,
+): Promise<{ read: BodyRead; body?: RequestBody }> {
+  let held = announced
   bodies.reading += held
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
@@ -277,11 +300,16 @@ function writeResponse(
     return
   }
   const body = response.status === 204 ? '' : response.body
-  res.writeHead(response.status, {
-    ...response.headers,
-    ...(response.status !== 204 && { 'content-length': Buffer.byteLength(body) }),
-    ...(close && { connection: 'close' }),
-  })
+  // A flat list of names and values: Node writes it as it is, with no object made per answer.
+  const head: (string | number)[] = []
+  for (const name in response.headers) {
+    if (name !== 'content-length' && name !== 'connection') {
+      head.push(name, response.headers[name] as string)
+    }
+  }
+  if (response.status !== 204) head.push('content-length', Buffer.byteLength(body))
+  if (close) head.push('connection', 'close')
+  res.writeHead(response.status, head)
   if (lingerMs === undefined || res.req.complete) {
     res.end(body)
     return

@@ -85,6 +85,50 @@ describe('api.fetch', () => {
     expect(pulled).toBeLessThan(maxBodyBytes + 4 * chunk.byteLength)
   })
 
+  it('reads its arguments as a Fetch Request would, however they are given', async () => {
+    const identify = 'https://x.example/api/v1/users/identify'
+    const json = JSON.stringify({ id: 'same', orgId: 'acme' })
+    const cases: [string | URL, RequestInit | undefined][] = [
+      [identify, { method: 'post', headers, body: json }],
+      [new URL(identify), { method: 'POST', headers: new Headers(headers), body: json }],
+      [identify, { method: 'POST', headers: Object.entries(headers), body: json }],
+      // No Content-Type: a string body is text/plain to a Request, and the identify a 400.
+      [identify, { method: 'POST', headers: { authorization: headers.authorization }, body: json }],
+      [identify, { method: 'POST', headers, body: ' '.repeat(maxBodyBytes + 1) }],
+      [identify, { method: 'POST', headers, body: '' }],
+      [
+        'https://x.example/api/v1/users/../users/x/%7Bid%7D z?q=1#part',
+        { method: 'DELETE', headers },
+      ],
+      ['https://x.example/api/v1/users/identify?x=1', { method: 'head', headers }],
+      ['https://x.example/api/v2/other', undefined],
+      // Refused by Request itself: a TypeError, nothing journaled.
+      [identify, { method: 'TRACE', headers }],
+      [identify, { method: 'GET', headers, body: json }],
+      [
+        'https://user:pass@x.example/api/v1/users/identify',
+        { method: 'POST', headers, body: json },
+      ],
+      ['/api/v1/users/identify', undefined],
+      [identify, { method: 'POST', headers: { 'x-bad': 'a\nb' }, body: json }],
+    ]
+    for (const [input, init] of cases) {
+      const direct = createMockApi({ organisations })
+      const viaRequest = createMockApi({ organisations })
+      const answer = await direct.fetch(input, init).then(outcome, (error: Error) => error.name)
+      const expected = await Promise.resolve()
+        .then(() => viaRequest.dispatch(new Request(input, init)))
+        .then(
+          (wire) => outcome(new Response(wire.body || null, wire)),
+          (error) => error.name,
+        )
+      expect(answer, `${input} ${JSON.stringify(init)}`).toEqual(expected)
+      const journal = (api: typeof direct) =>
+        api.requests().map(({ time, durationMs, ...entry }) => entry)
+      expect(journal(direct)).toEqual(journal(viaRequest))
+    }
+  })
+
   it('is not intercepted by msw: a listening server with other handlers never sees it', async () => {
     const api = createMockApi({ organisations })
     const server = setupServer()
@@ -101,6 +145,16 @@ describe('api.fetch', () => {
     expect(seen).toEqual([])
   })
 })
+
+/** What a caller sees of an answer, its random or timed values by their type only. */
+async function outcome(response: Response) {
+  const text = await response.text()
+  const varying = new Set(['token', 'userId', 'registeredAt'])
+  const body = text.startsWith('{')
+    ? JSON.parse(text, (key, value) => (varying.has(key) ? typeof value : value))
+    : text
+  return { status: response.status, headers: [...response.headers], body }
+}
 
 describe('api.dispatch', () => {
   it('takes a Fetch Request as well as a WireRequest', async () => {

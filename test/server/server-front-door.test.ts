@@ -104,6 +104,22 @@ describe('bound to loopback (the default)', () => {
     }
   })
 
+  it('judges each Host by the rule, past the number of Host values it remembers too', async () => {
+    // The verdicts are remembered per Host value, 256 at most: 300 names, each asked twice.
+    const hosts = Array.from({ length: 300 }, (_, i) =>
+      i % 2 === 0 ? `app${i}.localhost` : `app${i}.attacker.example`,
+    )
+    for (const host of [...hosts, ...hosts]) {
+      const health = await sendRaw(server.url, {
+        method: 'GET',
+        target: '/__mock/health',
+        headers: { host },
+      })
+      const status = host.endsWith('.localhost') ? 200 : 403
+      expect({ host, status: health.status }).toEqual({ host, status })
+    }
+  })
+
   it('answers a request without Host, or with two, a JSON 400', async () => {
     for (const hostLines of [
       '',
