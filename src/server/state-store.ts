@@ -13,11 +13,14 @@ import { StateFile, StateFileError } from './state-file.ts'
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
   /**
-   * Makes the changes of several operations durable in one transaction, all or none, or throws:
-   * group commit (see `StateFile.commitGroup`). Every one of those operations then answers 500
-   * and is taken back in memory, the latest first.
+   * Makes the changes of several operations durable in one transaction, all or none, or rejects:
+   * group commit (see `StateFile.commitGroup`). Settles once the commit has returned; the calls
+   * after them run meanwhile. When it rejects, every one of those operations answers 500 and is
+   * taken back in memory, the latest first, with every call that ran after them.
    */
-  commitGroup(operations: readonly PendingChanges['writes'][]): void
+  commitGroup(operations: readonly PendingChanges['writes'][]): Promise<void>
+  commit(writes: PendingChanges['writes']): Promise<void>
+  /** Closes the file once the commits given before are done. */
   close(): void
 }
 
@@ -36,20 +39,37 @@ export function createStateFileStore(
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
   let file: StateFile | undefined
+  const report = (what: string, error: unknown, outcome: string) =>
+    warn(
+      `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
+    )
   const write = (what: string, task: (file: StateFile) => void, outcome = 'it answers') => {
     if (!file) throw new Error(`${path} is not open`)
     try {
       task(file)
     } catch (error) {
-      warn(
-        `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
-      )
+      report(what, error, outcome)
       throw error
     }
   }
+  const commit = async (operations: readonly PendingChanges['writes'][]) => {
+    if (!file) throw new Error(`${path} is not open`)
+    try {
+      await file.commitGroup(operations)
+    } catch (error) {
+      if (operations.length === 1) report('a call', error, 'it answers')
+      else report(`${operations.length} calls committed together`, error, 'each answers')
+      throw error
+    }
+  }
+  // Said once: from then on every call that changes records answers 500, and says so as above.
+  const stopped = (error: Error) =>
+    warn(
+      `the state file ${path} can no longer be written (${error.message}): every call not yet committed, and every later call that changes records, answers 500 and changes nothing; restart the server`,
+    )
   return {
     open(seeded, organisations) {
-      const opened = StateFile.open(path)
+      const opened = StateFile.open(path, stopped)
       file = opened
       try {
         const state = opened.loaded ? opened.read() : seeded.state
@@ -68,15 +88,8 @@ export function createStateFileStore(
           : new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
       }
     },
-    commit: (writes) => write('a call', (f) => f.commit(writes)),
-    commitGroup: (operations) =>
-      operations.length === 1
-        ? write('a call', (f) => f.commitGroup(operations))
-        : write(
-            `${operations.length} calls committed together`,
-            (f) => f.commitGroup(operations),
-            'each answers',
-          ),
+    commit: (writes) => commit([writes]),
+    commitGroup: commit,
     replace: (state) => write('the reset', (f) => f.replace(state)),
     close: () => file?.close(),
   }

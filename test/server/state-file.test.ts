@@ -49,37 +49,37 @@ describe('the state file', () => {
     reopened.close()
   })
 
-  it('commits puts by key (in place, keeping the order) and deletes', () => {
+  it('commits puts by key (in place, keeping the order) and deletes', async () => {
     const file = StateFile.open(path)
     const state = seeded()
     file.replace(state)
     const [first] = state.users
     if (!first) throw new Error('no user')
     const added = buildUser({ id: 'added' })
-    file.commit([put(added)])
-    file.commit([put({ ...first, firstName: 'Changed' }), { ...put(added), json: null }])
+    await file.commit([put(added)])
+    await file.commit([put({ ...first, firstName: 'Changed' }), { ...put(added), json: null }])
     file.close()
     expect(readBack().users.map((u) => [u.userId, u.firstName])).toEqual(
       state.users.map((u) => [u.userId, u.userId === first.userId ? 'Changed' : u.firstName]),
     )
   })
 
-  it('keeps none of an operation whose write fails midway', () => {
+  it('keeps none of an operation whose write fails midway', async () => {
     const file = StateFile.open(path)
     file.replace(seeded())
     const broken = { collection: 'nothing', record: {}, json: '{}' } as never
-    expect(() => file.commit([put(buildUser({ id: 'half' })), broken])).toThrow()
-    file.commit([put(buildUser({ id: 'after' }))])
+    await expect(file.commit([put(buildUser({ id: 'half' })), broken])).rejects.toThrow()
+    await file.commit([put(buildUser({ id: 'after' }))])
     file.close()
     expect(readBack().users.map((u) => u.id)).toEqual([...seeded().users.map((u) => u.id), 'after'])
   })
 
-  it('commits a group of operations as one, the last write of a record winning', () => {
+  it('commits a group of operations as one, the last write of a record winning', async () => {
     const file = StateFile.open(path)
     file.replace(seeded())
     const added = buildUser({ id: 'added' })
     const gone = buildUser({ id: 'gone' })
-    file.commitGroup([
+    await file.commitGroup([
       [put(added)],
       [put({ ...added, firstName: 'Second' })],
       [put(gone)],
@@ -91,17 +91,17 @@ describe('the state file', () => {
     expect(users.at(-1)?.firstName).toBe('Second')
   })
 
-  it('keeps none of a group whose last operation fails', () => {
+  it('keeps none of a group whose last operation fails', async () => {
     const file = StateFile.open(path)
     file.replace(seeded())
     const broken = { collection: 'nothing', record: {}, json: '{}' } as never
-    expect(() =>
+    await expect(
       file.commitGroup([
         [put(buildUser({ id: 'first' }))],
         [put(buildUser({ id: 'second' }))],
         [broken],
       ]),
-    ).toThrow()
+    ).rejects.toThrow()
     file.close()
     expect(readBack().users.map((u) => u.id)).toEqual(seeded().users.map((u) => u.id))
   })
@@ -139,21 +139,21 @@ describe('the state file', () => {
     expect(() => StateFile.open(dir)).toThrow(new StateFileError(`${dir} is not a file`))
   })
 
-  it('refuses a record that does not fit its schema, naming the collection', () => {
+  it('refuses a record that does not fit its schema, naming the collection', async () => {
     const file = StateFile.open(path)
     file.replace(seeded())
-    file.commit([put({ ...buildUser({ id: 'bad' }), registrationStatus: 'maybe' })])
+    await file.commit([put({ ...buildUser({ id: 'bad' }), registrationStatus: 'maybe' })])
     file.close()
     expect(readBack).toThrow(
       /state\.db is not a usable state file \(a record of "users" does not fit its schema: registrationStatus.*\); it was left as it is$/,
     )
   })
 
-  it('loads a user written before a profile field was added, with that field null', () => {
+  it('loads a user written before a profile field was added, with that field null', async () => {
     const file = StateFile.open(path)
     file.replace(seeded())
     const { ageBracket: _, ...older } = buildUser({ id: 'older', ageBracket: '25-34' })
-    file.commit([put(older)])
+    await file.commit([put(older)])
     file.close()
     const user = readBack().users.find((u) => u.id === 'older')
     expect(user).toEqual({ ...older, ageBracket: null })
