@@ -50,8 +50,10 @@ interface Held {
  * With a store, the API calls that run one after another while nothing else does form a group:
  * each runs in its turn, its changes kept in memory, its answer held; the group is committed in
  * one transaction once no call is waiting for its turn (at the end of the event loop's turn that
- * ran them, or at {@link maxGroup} calls), and only then are the answers released, in order.
- * Everything else (a reset, a transaction, a read) first commits the open group.
+ * ran them, or at {@link maxGroup} calls), and only then are the answers released, in order. A
+ * store that commits in the background (returns a promise) is given one group at a time: the
+ * calls that run meanwhile form the next group. Everything else (a reset, a transaction, a read)
+ * first waits until every call held is committed.
  *
  * @example
  * const count = await transactions.transact((ctx) => ctx.db.users.size)
@@ -88,9 +90,9 @@ export class Transactions {
 
   /**
    * Runs `task` after every task queued before it has finished, and after every API call held is
-   * committed, or taken back if its commit failed (see {@link call}). Identify awaits `@msw/data`'s async `create`;
-   * serialising the operations keeps each one atomic (two identify calls for one new id create one
-   * user) without a lock per record.
+   * committed, or taken back if its commit failed (see {@link call}). Identify awaits
+   * `@msw/data`'s async `create`; serialising the operations keeps each one atomic (two identify
+   * calls for one new id create one user) without a lock per record.
    */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
     return this.#turn(async () => {
