@@ -17,18 +17,16 @@ export interface StateStore {
    */
   open(seeded: Dataset, organisations: ResolvedMockApiOptions['organisations']): Dataset
   /**
-   * Makes one operation's changes durable, all or none, or throws (or rejects): the operation
-   * then answers 500 and its changes are taken back in memory too.
+   * Makes one operation's changes durable, all or none, or throws: the operation then answers
+   * 500 and its changes are taken back in memory too.
    */
-  commit(writes: PendingChanges['writes']): void | Promise<void>
+  commit(writes: PendingChanges['writes']): void
   /**
    * Makes the changes of several operations durable, in the order they ran, as one transaction,
-   * all or none, or throws (or rejects): every one of them then answers 500 and is taken back in
-   * memory, the latest first, with every call that ran after them (group commit). A store that
-   * returns a promise commits while the next calls run; it is given one group at a time. A store
-   * without it is given their writes in one `commit`.
+   * all or none, or throws: every one of them then answers 500 and is taken back in memory, the
+   * latest first (group commit). A store without it is given their writes in one `commit`.
    */
-  commitGroup?(operations: readonly PendingChanges['writes'][]): void | Promise<void>
+  commitGroup?(operations: readonly PendingChanges['writes'][]): void
   /** Replaces every stored record with `state`: after a reset. */
   replace(state: MockState): void
 }
@@ -50,10 +48,8 @@ interface Held {
  * With a store, the API calls that run one after another while nothing else does form a group:
  * each runs in its turn, its changes kept in memory, its answer held; the group is committed in
  * one transaction once no call is waiting for its turn (at the end of the event loop's turn that
- * ran them, or at {@link maxGroup} calls), and only then are the answers released, in order. A
- * store that commits in the background (returns a promise) is given one group at a time: the
- * calls that run meanwhile form the next group. Everything else (a reset, a transaction, a read)
- * first waits until every call held is committed.
+ * ran them, or at {@link maxGroup} calls), and only then are the answers released, in order.
+ * Everything else (a reset, a transaction, a read) first commits the open group.
  *
  * @example
  * const count = await transactions.transact((ctx) => ctx.db.users.size)
@@ -63,12 +59,8 @@ export class Transactions {
   #tail: Promise<unknown> = Promise.resolve()
   readonly #store: StateStore | undefined
   readonly #maxStateBytes: number
-  /** The API calls run and held, not yet given to the store, oldest first. */
+  /** The API calls whose changes wait for one commit, oldest first. */
   #group: Held[] = []
-  /** The group whose commit is under way (one at a time), and what settles once it has returned. */
-  #committing: { group: Held[]; settled: Promise<void> } | undefined
-  /** Why the last commit failed, until its calls and every call held after them are taken back. */
-  #failure: { error: unknown } | undefined
   /** Whether a turn that commits the open group is on its way. */
   #commitQueued = false
 
@@ -89,14 +81,14 @@ export class Transactions {
   }
 
   /**
-   * Runs `task` after every task queued before it has finished, and after every API call held is
-   * committed, or taken back if its commit failed (see {@link call}). Identify awaits
-   * `@msw/data`'s async `create`; serialising the operations keeps each one atomic (two identify
-   * calls for one new id create one user) without a lock per record.
+   * Runs `task` after every task queued before it has finished, and after the open group of API
+   * calls is committed (see {@link call}). Identify awaits `@msw/data`'s async `create`;
+   * serialising the operations keeps each one atomic (two identify calls for one new id create one
+   * user) without a lock per record.
    */
   exclusive<T>(task: () => Promise<T>): Promise<T> {
     return this.#turn(async () => {
-      await this.#commitAll()
+      await this.#commitGroup()
       return task()
     })
   }
@@ -161,7 +153,7 @@ export class Transactions {
     const pending = await this.#measure()
     if (pending === undefined) return
     try {
-      await this.#store?.commit(pending.writes)
+      this.#store?.commit(pending.writes)
     } catch (error) {
       await db.undo()
       throw error
@@ -208,14 +200,13 @@ export class Transactions {
     // Awaited by the call once its turn ends: not an unhandled rejection before that.
     committed.catch(() => undefined)
     this.#group.push(held as Held)
-    if (this.#group.length >= maxGroup) this.#commitNext()
+    if (this.#group.length >= maxGroup) await this.#commitGroup()
     else if (!this.#commitQueued) {
       this.#commitQueued = true
       // After the calls that arrived with this one have had their turn: no wait when idle.
       afterReadyInput(() => {
-        void this.#turn(async () => {
+        void this.exclusive(async () => {
           this.#commitQueued = false
-          this.#commitNext()
         })
       })
     }
@@ -223,58 +214,26 @@ export class Transactions {
   }
 
   /**
-   * Gives the store the oldest calls held (at most {@link maxGroup}) as one group, unless a commit
-   * is under way or has failed: the group commits while the next calls run, and its calls are
-   * released once it has returned; then the calls held meanwhile follow. When it fails, its calls
-   * and every call held after them (they were built on it) are taken back in a turn of their own.
+   * Commits the changes of the open group as one transaction and releases its calls; or, when
+   * the store cannot write them, takes them all back, the latest first, and fails each call.
    */
-  #commitNext(): void {
-    if (this.#committing || this.#failure || this.#group.length === 0) return
-    const group = this.#group.splice(0, maxGroup)
-    const store = this.#store as StateStore
-    const operations = group.map((held) => held.writes)
-    const settled = (async () => {
-      if (store.commitGroup) await store.commitGroup(operations)
-      else await store.commit(operations.flat())
-    })().then(
-      () => {
-        this.#committing = undefined
-        this.#ctx.db.confirm(group.length)
-        for (const held of group) held.committed()
-        this.#commitNext()
-      },
-      (error: unknown) => {
-        this.#failure = { error }
-        void this.#turn(() => this.#recover())
-      },
-    )
-    this.#committing = { group, settled }
-  }
-
-  /** Commits every call held, group by group, taking back those whose commit failed. */
-  async #commitAll(): Promise<void> {
-    for (;;) {
-      this.#commitNext()
-      const committing = this.#committing
-      if (committing === undefined) return
-      await committing.settled
-      await this.#recover()
-    }
-  }
-
-  /**
-   * After a failed commit: takes back the calls of its group and every call held after them, the
-   * latest first, and fails each of them with its error.
-   */
-  async #recover(): Promise<void> {
-    const failure = this.#failure
-    if (failure === undefined) return
-    const failed = [...(this.#committing?.group ?? []), ...this.#group]
-    this.#committing = undefined
+  async #commitGroup(): Promise<void> {
+    const group = this.#group
+    if (group.length === 0) return
     this.#group = []
-    await this.#ctx.db.undoHeld()
-    this.#failure = undefined
-    for (const held of failed) held.failed(failure.error)
+    const store = this.#store as StateStore
+    const { db } = this.#ctx
+    try {
+      const operations = group.map((held) => held.writes)
+      if (store.commitGroup) store.commitGroup(operations)
+      else store.commit(operations.flat())
+    } catch (error) {
+      await db.undoHeld()
+      for (const held of group) held.failed(error)
+      return
+    }
+    db.confirm()
+    for (const held of group) held.committed()
   }
 
   /**

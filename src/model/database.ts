@@ -76,15 +76,6 @@ type Logged = StateChange & {
   before?: object
 }
 
-/** An operation held until its commit: its changes, and the sizes as they were before it. */
-interface HeldOperation {
-  log: Logged[]
-  /** The size of each record it wrote as it was before it (`undefined`: it had none). */
-  sizes: Map<object, number | undefined>
-  /** The size of the state before it. */
-  bytes: number
-}
-
 /** One operation's changes, measured: what a state file writes, and the state's size after them. */
 export interface PendingChanges {
   /** Each record written (its JSON) or removed (`json: null`), in the order they happened. */
@@ -184,11 +175,13 @@ export class Database {
   /** The changes of the operation under way, oldest first (see {@link pending}). */
   #log: Logged[] = []
   /**
-   * The operations held and not yet confirmed, oldest first: each one's changes, with the size of
-   * each record it wrote and of the state as they were before it. What {@link confirm} makes
-   * final, oldest first, and {@link undoHeld} takes back when a commit fails.
+   * The changes of the operations held since the last {@link confirm}, oldest first, with the
+   * size of each record they wrote and of the state as they were before them: what
+   * {@link undoHeld} takes back when their commit fails.
    */
-  #held: HeldOperation[] = []
+  #held: Logged[] = []
+  readonly #heldSizes = new Map<object, number | undefined>()
+  #heldBytes = 0
   /** Set while {@link undo} runs: what it does is not a change to take back. */
   #undoing = false
   /** The JSON size of each record and of them all, in characters: what `maxStateBytes` bounds. */
@@ -251,25 +244,23 @@ export class Database {
   }
 
   /**
-   * Keeps the changes of the operation under way as {@link accept} does, but only until they are
-   * committed to a store: {@link confirm} then makes them final, and {@link undoHeld} takes them
-   * back with every operation held after them.
+   * Keeps the changes of the operation under way as {@link accept} does, but only until the
+   * operations held so far are committed to a store: {@link confirm} then makes them final, and
+   * {@link undoHeld} takes them all back.
    */
   hold(pending: PendingChanges): void {
-    const sizes = new Map<object, number | undefined>()
+    if (this.#held.length === 0) this.#heldBytes = this.#bytes
     for (const { record } of pending.writes) {
-      if (!sizes.has(record)) sizes.set(record, this.#sizes.get(record))
+      if (!this.#heldSizes.has(record)) this.#heldSizes.set(record, this.#sizes.get(record))
     }
-    this.#held.push({ log: this.#log, sizes, bytes: this.#bytes })
+    this.#held.push(...this.#log)
     this.accept(pending)
   }
 
-  /**
-   * Makes final the `count` oldest operations held (all of them by default): their commit has
-   * returned.
-   */
-  confirm(count = this.#held.length): void {
-    this.#held.splice(0, count)
+  /** Makes final every operation held since the last confirm: their commit has returned. */
+  confirm(): void {
+    this.#held = []
+    this.#heldSizes.clear()
   }
 
   /** Takes back every change of the operation under way: the records are as they were before it. */
@@ -280,22 +271,18 @@ export class Database {
   }
 
   /**
-   * Takes back every operation held and not confirmed (and the one under way, if any), the latest
-   * first: the records are as they were before the first of them.
+   * Takes back every operation held since the last {@link confirm} (and the one under way, if
+   * any), the latest first: the records are as they were before the first of them.
    */
   async undoHeld(): Promise<void> {
-    const held = this.#held
-    this.#held = []
-    const log = [...held.flatMap((operation) => operation.log), ...this.#log]
-    this.#log = []
-    // The latest first, so that each record ends with its size before the first of them.
-    for (const { sizes } of held.toReversed()) {
-      for (const [record, size] of sizes) {
-        if (size === undefined) this.#sizes.delete(record)
-        else this.#sizes.set(record, size)
-      }
+    const log = [...this.#held, ...this.#log]
+    for (const [record, size] of this.#heldSizes) {
+      if (size === undefined) this.#sizes.delete(record)
+      else this.#sizes.set(record, size)
     }
-    if (held[0]) this.#bytes = held[0].bytes
+    if (this.#held.length > 0) this.#bytes = this.#heldBytes
+    this.#log = []
+    this.confirm()
     await this.#takeBack(log)
   }
 

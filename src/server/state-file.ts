@@ -1,11 +1,11 @@
-import { closeSync, openSync, statSync } from 'node:fs'
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
+import type { DatabaseSync, StatementSync } from 'node:sqlite'
 import { profileOrNull } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/issues.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import type { MockState, PendingChanges } from '../model/database.ts'
 import { orgKey } from '../model/indexes.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
-import { type RowWrites, StateFileThread } from './state-file-thread.ts'
 
 /** A state file that cannot be used: it is left as it is, and the message says why in one line. */
 export class StateFileError extends Error {
@@ -19,63 +19,66 @@ const privateMode = 0o600
 /** The paths this process has open: SQLite's locks do not keep a process from itself. */
 const openHere = new Set<string>()
 
-/** The characters of JSON the thread hands over at most at once when the file is read. */
-const readBatchChars = 4 * 1024 * 1024
-
 /**
  * The durable state of a long-running server: a SQLite database (`node:sqlite`) with one row per
  * record, `(collection, key, json)`, for every collection of the collection table. Each operation's
  * changes are one transaction, committed (write-ahead log, `synchronous = FULL`) before it is
- * answered. The connection lives in a thread of its own ({@link StateFileThread}), so that the
- * event loop runs the next calls while a commit is synced to disk. It holds the database in
- * exclusive locking mode: SQLite locks with `fcntl`, so the kernel keeps a second server out,
- * across PID namespaces too, and releases the lock when its holder dies.
+ * answered. The connection holds the database in exclusive locking mode: SQLite locks with
+ * `fcntl`, so the kernel keeps a second server out, across PID namespaces too, and releases the
+ * lock when its holder dies.
  */
 export class StateFile {
   readonly path: string
-  readonly #thread: StateFileThread
+  readonly #db: DatabaseSync
+  readonly #put: StatementSync
+  readonly #delete: StatementSync
   /** Whether the file held a state when opened (rather than being created empty). */
   readonly loaded: boolean
 
-  private constructor(path: string, thread: StateFileThread, loaded: boolean) {
+  private constructor(path: string, db: DatabaseSync, loaded: boolean) {
     this.path = path
-    this.#thread = thread
+    this.#db = db
     this.loaded = loaded
+    this.#put = db.prepare(
+      'INSERT INTO records (collection, key, json) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET json = excluded.json',
+    )
+    this.#delete = db.prepare('DELETE FROM records WHERE collection = ? AND key = ?')
   }
 
-  /**
-   * Opens (or creates) the state file at `path`; a {@link StateFileError} if it cannot be used.
-   * `onStop` hears if the file's thread stops while open: every commit then fails.
-   */
-  static open(path: string, onStop: (error: Error) => void = () => undefined): StateFile {
-    loadSqlite()
+  /** Opens (or creates) the state file at `path`; a {@link StateFileError} if it cannot be used. */
+  static open(path: string): StateFile {
+    const sqlite = loadSqlite()
     if (openHere.has(path)) throw new StateFileError(`${path} is already open in this process`)
-    let thread: StateFileThread | undefined
+    let db: DatabaseSync | undefined
     try {
       // Nothing but a regular file is opened: a pipe would block the open, and a device (such as
       // /dev/null) would read as an empty database and have its mode set below.
       if (statSync(path, { throwIfNoEntry: false })?.isFile() === false) {
         throw new StateFileError(`${path} is not a file`)
       }
-      // Created here, so that it is private from its first byte; an existing one is made so by
-      // the thread, before its write-ahead log is.
+      // Created here, so that it is private from its first byte; an existing one is made so below.
       closeSync(openSync(path, 'a', privateMode))
-      thread = new StateFileThread(onStop)
-      const opened = thread.request<{ foreign?: true; loaded?: boolean }>('open', {
-        path,
-        applicationId,
-        mode: privateMode,
-      })
-      if (opened.foreign) {
+      db = new sqlite.DatabaseSync(path, { timeout: 0 })
+      // Exclusive locking mode holds the lock from the first transaction to the close.
+      db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT')
+      const id = db.prepare('PRAGMA application_id').get()?.application_id
+      const tables = db.prepare('SELECT count(*) AS n FROM sqlite_schema').get()?.n
+      if (id !== applicationId && tables !== 0) {
         throw new StateFileError(
           `${path} is a SQLite database, but not a state file of identify-api-mock: start with a new file (another --state-file path); it was left as it is`,
         )
       }
-      const file = new StateFile(path, thread, opened.loaded === true)
+      chmodSync(path, privateMode)
+      db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+        PRAGMA application_id = ${applicationId};
+        CREATE TABLE IF NOT EXISTS records (
+          collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL,
+          UNIQUE (collection, key))`)
+      const file = new StateFile(path, db, tables !== 0)
       openHere.add(path)
       return file
     } catch (error) {
-      thread?.close()
+      db?.close()
       throw asStateFileError(path, error)
     }
   }
@@ -93,7 +96,12 @@ export class StateFile {
     const state = Object.fromEntries(collectionNames.map((name) => [name, []])) as unknown as {
       [C in CollectionName]: object[]
     }
-    for (const row of this.#rows()) {
+    const rows = this.#db.prepare('SELECT collection, key, json FROM records ORDER BY rowid')
+    for (const row of rows.iterate() as Iterable<{
+      collection: string
+      key: string
+      json: string
+    }>) {
       if (!Object.hasOwn(collectionTable, row.collection)) {
         return refuse(`it has an unknown collection "${row.collection}"`)
       }
@@ -122,65 +130,54 @@ export class StateFile {
     return state as MockState
   }
 
-  /** The rows of the file in the order they were written, taken from the thread in batches. */
-  *#rows(): Generator<{ collection: string; key: string; json: string }> {
-    for (;;) {
-      const { batch, done } = this.#thread.request<{ batch: string[]; done: boolean }>('read', {
-        chars: readBatchChars,
-      })
-      for (let i = 0; i < batch.length; i += 3) {
-        yield {
-          collection: batch[i] as string,
-          key: batch[i + 1] as string,
-          json: batch[i + 2] as string,
-        }
-      }
-      if (done) return
-    }
-  }
-
-  /**
-   * Writes one operation's changes as one transaction, committed to disk, or none of them:
-   * settles once it has returned.
-   */
-  commit(writes: PendingChanges['writes']): Promise<void> {
-    return this.commitGroup([writes])
+  /** Writes one operation's changes as one transaction, committed to disk, or none of them. */
+  commit(writes: PendingChanges['writes']): void {
+    this.commitGroup([writes])
   }
 
   /**
    * Writes the changes of several operations, in the order they ran, as one transaction committed
    * to disk (one sync for them all), or none of them: group commit, for operations that ran one
    * after the other while the disk was busy and have not been answered yet. A record that several
-   * of them wrote ends as the last one left it. Settles once the commit has returned; the thread
-   * takes the commits in the order they were given.
+   * of them wrote ends as the last one left it.
    */
-  async commitGroup(operations: readonly PendingChanges['writes'][]): Promise<void> {
-    const writes: RowWrites = []
-    for (const changes of operations) {
-      for (const { collection, record, json } of changes) {
-        writes.push(collection, keyOf(collection, record), json)
+  commitGroup(operations: readonly PendingChanges['writes'][]): void {
+    this.#transaction(() => {
+      for (const writes of operations) {
+        for (const { collection, record, json } of writes) {
+          const key = keyOf(collection, record)
+          if (json === null) this.#delete.run(collection, key)
+          else this.#put.run(collection, key, json)
+        }
       }
-    }
-    await this.#thread.commit(writes)
+    })
   }
 
-  /**
-   * Replaces every record with those of `state`, as one transaction, once the commits given before
-   * are done; returns once it is on disk.
-   */
+  /** Replaces every record with those of `state`, as one transaction. */
   replace(state: MockState): void {
-    const writes: RowWrites = []
-    for (const name of collectionNames) {
-      for (const record of state[name])
-        writes.push(name, keyOf(name, record), JSON.stringify(record))
-    }
-    this.#thread.request('replace', { writes })
+    this.#transaction(() => {
+      this.#db.exec('DELETE FROM records')
+      for (const name of collectionNames) {
+        for (const record of state[name])
+          this.#put.run(name, keyOf(name, record), JSON.stringify(record))
+      }
+    })
   }
 
-  /** Closes the file once the commits given before are done. */
   close(): void {
     if (!openHere.delete(this.path)) return
-    this.#thread.close()
+    this.#db.close()
+  }
+
+  #transaction(write: () => void): void {
+    this.#db.exec('BEGIN')
+    try {
+      write()
+      this.#db.exec('COMMIT')
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
+      throw error
+    }
   }
 }
 

@@ -13,14 +13,11 @@ import { StateFile, StateFileError } from './state-file.ts'
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
   /**
-   * Makes the changes of several operations durable in one transaction, all or none, or rejects:
-   * group commit (see `StateFile.commitGroup`). Settles once the commit has returned; the calls
-   * after them run meanwhile. When it rejects, every one of those operations answers 500 and is
-   * taken back in memory, the latest first, with every call that ran after them.
+   * Makes the changes of several operations durable in one transaction, all or none, or throws:
+   * group commit (see `StateFile.commitGroup`). Every one of those operations then answers 500
+   * and is taken back in memory, the latest first.
    */
-  commitGroup(operations: readonly PendingChanges['writes'][]): Promise<void>
-  commit(writes: PendingChanges['writes']): Promise<void>
-  /** Closes the file once the commits given before are done. */
+  commitGroup(operations: readonly PendingChanges['writes'][]): void
   close(): void
 }
 
@@ -39,37 +36,20 @@ export function createStateFileStore(
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
   let file: StateFile | undefined
-  const report = (what: string, error: unknown, outcome: string) =>
-    warn(
-      `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
-    )
   const write = (what: string, task: (file: StateFile) => void, outcome = 'it answers') => {
     if (!file) throw new Error(`${path} is not open`)
     try {
       task(file)
     } catch (error) {
-      report(what, error, outcome)
+      warn(
+        `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
+      )
       throw error
     }
   }
-  const commit = async (operations: readonly PendingChanges['writes'][]) => {
-    if (!file) throw new Error(`${path} is not open`)
-    try {
-      await file.commitGroup(operations)
-    } catch (error) {
-      if (operations.length === 1) report('a call', error, 'it answers')
-      else report(`${operations.length} calls committed together`, error, 'each answers')
-      throw error
-    }
-  }
-  // Said once: from then on every call that changes records answers 500, and says so as above.
-  const stopped = (error: Error) =>
-    warn(
-      `the state file ${path} can no longer be written (${error.message}): every call not yet committed, and every later call that changes records, answers 500 and changes nothing; restart the server`,
-    )
   return {
     open(seeded, organisations) {
-      const opened = StateFile.open(path, stopped)
+      const opened = StateFile.open(path)
       file = opened
       try {
         const state = opened.loaded ? opened.read() : seeded.state
@@ -88,8 +68,15 @@ export function createStateFileStore(
           : new StateFileError(`cannot use ${path} as a state file: ${(error as Error).message}`)
       }
     },
-    commit: (writes) => commit([writes]),
-    commitGroup: commit,
+    commit: (writes) => write('a call', (f) => f.commit(writes)),
+    commitGroup: (operations) =>
+      operations.length === 1
+        ? write('a call', (f) => f.commitGroup(operations))
+        : write(
+            `${operations.length} calls committed together`,
+            (f) => f.commitGroup(operations),
+            'each answers',
+          ),
     replace: (state) => write('the reset', (f) => f.replace(state)),
     close: () => file?.close(),
   }

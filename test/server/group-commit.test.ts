@@ -37,44 +37,6 @@ function groupStore() {
   return { store, groups, failNext: () => void failures++ }
 }
 
-/**
- * A store that commits in the background, as the state file's thread does: each group waits until
- * the test settles it, successfully or with an error.
- */
-function backgroundStore() {
-  const commits: { ids: string[]; settle(error?: Error): void }[] = []
-  const store: StateStore = {
-    open: (seeded) => seeded,
-    commit: () => {
-      throw new Error('the group commit is not used')
-    },
-    commitGroup: (operations) =>
-      new Promise<void>((resolve, reject) => {
-        const ids = operations.flatMap((writes) =>
-          writes.flatMap((w) =>
-            w.collection === 'users' && 'id' in w.record ? [String(w.record.id)] : [],
-          ),
-        )
-        commits.push({ ids, settle: (error) => (error ? reject(error) : resolve()) })
-      }),
-    replace: () => undefined,
-  }
-  return { store, commits }
-}
-
-/** Lets the event loop turn `count` times: whatever was to happen meanwhile has happened. */
-async function turns(count: number): Promise<void> {
-  for (let i = 0; i < count; i++) await new Promise((resolve) => setImmediate(resolve))
-}
-
-/** Lets the event loop turn until `done` holds (the calls sent have run, or been committed). */
-async function until(done: () => boolean): Promise<void> {
-  for (let turns = 0; !done(); turns++) {
-    if (turns > 10_000) throw new Error('never happened')
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
-
 const identify = (core: MockCore, id: string, firstName = 'Ada') =>
   dispatchJson(core, 'POST', '/api/v1/users/identify', {
     key,
@@ -171,74 +133,5 @@ describe('group commit', () => {
     await core.reset()
     expect(groups.flat(2).at(-1)).toBe('before-reset')
     expect((await reset).status).toBe(200)
-  })
-
-  it('runs the next calls while a group commits, and gives them to the store as the next group once it has returned', async () => {
-    const { store, commits } = backgroundStore()
-    const core = new MockCore(options, store)
-    await core.ready
-    const users = core.db.users.count()
-    const answered: string[] = []
-    const send = async (id: string) => {
-      const answer = await identify(core, id)
-      answered.push(id)
-      return answer
-    }
-    const first = ids(3, 'first').map(send)
-    await until(() => commits.length === 1)
-    const second = ids(3, 'second').map(send)
-    // They ran (their users are in memory) while the first group was still being committed...
-    await until(() => core.db.users.count() === users + 6)
-    await turns(20)
-    // ...and wait, neither answered nor given to the store, until it has returned.
-    expect(commits.map((c) => c.ids)).toEqual([ids(3, 'first')])
-    expect(answered).toEqual([])
-    commits[0]?.settle()
-    expect((await Promise.all(first)).map((a) => a.status)).toEqual([200, 200, 200])
-    await until(() => commits.length === 2)
-    expect(commits[1]?.ids).toEqual(ids(3, 'second'))
-    expect(answered).toEqual(ids(3, 'first'))
-    commits[1]?.settle()
-    expect((await Promise.all(second)).map((a) => a.status)).toEqual([200, 200, 200])
-  })
-
-  it('answers 500 to exactly the calls not yet committed when a commit fails: its group and every call run after it', async () => {
-    const { store, commits } = backgroundStore()
-    const core = new MockCore(options, store)
-    await core.ready
-    const committed = ids(2, 'committed').map((id) => identify(core, id))
-    await until(() => commits.length === 1)
-    commits[0]?.settle()
-    expect((await Promise.all(committed)).map((a) => a.status)).toEqual([200, 200])
-    const before = await core.state()
-    const bytes = core.stateBytes
-    const users = core.db.users.count()
-    // A group whose commit is under way, and calls run on top of it (one changes a user it made).
-    const failing = ids(3, 'failing').map((id) => identify(core, id))
-    await until(() => commits.length === 2)
-    const onTop = [...ids(3, 'on-top'), 'failing-0', 'committed-0'].map((id) =>
-      identify(core, id, 'Changed'),
-    )
-    await until(() => core.db.users.count() === users + 6)
-    await turns(20)
-    commits[1]?.settle(new Error('disk full'))
-    for (const answer of await Promise.all([...failing, ...onTop])) {
-      expect(answer).toMatchObject({
-        status: 500,
-        body: { code: 500, message: 'Internal server error' },
-      })
-    }
-    // Never given to the store: they were built on the group that failed.
-    expect(commits).toHaveLength(2)
-    expect(await core.state()).toEqual(before)
-    expect(core.stateBytes).toBe(bytes)
-    // The calls after it are committed as usual.
-    const after = identify(core, 'after')
-    await until(() => commits.length === 3)
-    commits[2]?.settle()
-    expect((await after).status).toBe(200)
-    expect([...(await namesOf(core)).keys()].sort()).toEqual(
-      [...before.users.map((u) => u.id), 'after'].sort(),
-    )
   })
 })
