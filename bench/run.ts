@@ -644,6 +644,10 @@ async function stateFile() {
   })
   const bareServer = await startBareServer((await send(updates(inMemory.url))).body)
   try {
+    // A warm-up of each server first, not counted: the first round would otherwise time the JIT.
+    for (const server of [withFile, inMemory, bareServer]) {
+      await load({ ...updates(server.url), duration: plan.throughput.warmUp })
+    }
     const samples = await interleave(plan.rounds, {
       file: () => okPerSecond(load(updates(withFile.url)), 'state file'),
       memory: () => okPerSecond(load(updates(inMemory.url)), 'in memory'),
