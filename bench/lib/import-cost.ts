@@ -39,6 +39,52 @@ export async function importCosts(rounds: number) {
   return { bare, msw: median(samples.msw) - bare, mock: median(samples.mock) - bare }
 }
 
+/** The phases of a test file {@link testFileCpu} measures, in the order they run. */
+const phases = ['import', 'createMockApi', 'ready', 'resets', 'calls'] as const
+
+/**
+ * The CPU time (main thread and Node's own threads, from `process.cpuUsage`) of each thing a
+ * test file does with the mock, in a fresh process with `msw` and `msw/node` already imported
+ * (a test file imports them anyway): the package's import, `createMockApi()`, `ready`, then
+ * {@link testsPerFile} resets and as many identify calls through `api.fetch`. Medians of
+ * `rounds` processes. CPU rather than wall time: on a shared machine it moves less with the
+ * other work, and it is what a suite's workers share the cores by.
+ */
+export async function testFileCpu(
+  rounds: number,
+): Promise<Record<(typeof phases)[number], number>> {
+  const code = `const spent = []
+let at = process.cpuUsage()
+const phase = () => { const { user, system } = process.cpuUsage(at); spent.push((user + system) / 1000); at = process.cpuUsage() }
+await import('msw/node'); await import('msw'); at = process.cpuUsage()
+const { createMockApi } = await import('identify-api-mock'); phase()
+const api = createMockApi(); phase()
+await api.ready; phase()
+for (let i = 0; i < ${testsPerFile}; i++) await api.reset(); phase()
+const [{ orgId, apiKeys: [apiKey] }] = api.credentials
+for (let i = 0; i < ${testsPerFile}; i++) {
+  const response = await api.fetch('https://api.example.test/api/v1/users/identify', {
+    method: 'POST',
+    headers: { authorization: 'Bearer ' + apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'user-' + i, orgId }),
+  })
+  if (response.status !== 200) throw new Error('identify answered ' + response.status)
+}
+phase()
+console.log(JSON.stringify(spent))`
+  const samples: number[][] = []
+  for (let round = 0; round < rounds; round++) {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: repoRoot,
+      env: freshEnv,
+    })
+    samples.push(JSON.parse(stdout) as number[])
+  }
+  return Object.fromEntries(
+    phases.map((name, i) => [name, median(samples.map((spent) => spent[i] as number))]),
+  ) as Record<(typeof phases)[number], number>
+}
+
 const testsPerFile = 10
 const files = 20
 
