@@ -71,6 +71,27 @@ const zodEnglishOnly: Plugin = {
 }
 
 /**
+ * Faker, in the library, runs on the first call that needs it rather than when the package is
+ * imported: `fixtures/english-faker.ts` becomes a `require` of Faker's English entry, which
+ * esbuild bundles as a module evaluated when first required. V8 then only pre-parses Faker's
+ * code at import (about 480 KB, its English tables included), and a mock started from the
+ * prebuilt default data never runs it.
+ */
+const lazyFaker: Plugin = {
+  name: 'lazy-faker',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]fixtures[\\/]english-faker\.ts$/ }, ({ path }) => ({
+      contents: [
+        'let faker',
+        "export const englishFaker = () => (faker ??= require('@faker-js/faker/locale/en').faker)",
+      ].join('\n'),
+      resolveDir: dirname(path),
+      loader: 'js',
+    }))
+  },
+}
+
+/**
  * The inspector page's script, bundled once and written into the library and the bin as text
  * (src/inspector/script.ts), so that the package serves it without esbuild.
  */
@@ -89,6 +110,9 @@ if (!process.env.BIN_OUT_DIR) {
       ? [{ in: source, out: out.replace(/^\.\/dist\//, '').replace(/\.js$/, '') }]
       : []
   })
+  // The default data, built once here and written into the library as JSON (fixtures/seed.ts):
+  // a test file's `createMockApi()` parses it instead of drawing it with Faker.
+  const { defaultDatasetText } = await import('./fixtures/seed.ts')
   await build({
     absWorkingDir: new URL('.', root).pathname,
     entryPoints: entries,
@@ -103,8 +127,8 @@ if (!process.env.BIN_OUT_DIR) {
     // commander is CommonJS, which an ES bundle cannot `require` (it needs `node:events`): the
     // Testcontainers entry, which reads the serve flags' table, imports it as installed.
     external: [...Object.keys(peerDependencies), 'commander', 'node:*'],
-    plugins: [zodEnglishOnly],
-    define,
+    plugins: [zodEnglishOnly, lazyFaker],
+    define: { ...define, BUILT_DEFAULT_DATASET: JSON.stringify(defaultDatasetText()) },
     legalComments: 'eof',
     logLevel: 'warning',
   })

@@ -31,7 +31,7 @@ import {
   type LoadResult,
   load,
 } from './lib/http-load.ts'
-import { importCosts, vitestSuiteCosts } from './lib/import-cost.ts'
+import { importCosts, testFileCpu, vitestSuiteCosts } from './lib/import-cost.ts'
 import {
   InProcessClient,
   inProcessCosts,
@@ -865,6 +865,16 @@ async function importAndSuite() {
       target: '≤ 2 × msw/node',
     },
   )
+  say('   where a test file spends its CPU…')
+  const cpu = await testFileCpu(plan.importRounds)
+  figures.push({
+    goal: 8,
+    name: 'a test file, CPU: import / `createMockApi()` / `ready` / 10 resets / 10 identify calls',
+    measured: [cpu.import, cpu.createMockApi, cpu.ready, cpu.resets, cpu.calls]
+      .map((value) => ms(value))
+      .join(' / '),
+    target: 'for context',
+  })
   say('   a vitest suite with the mock, and with one trivial msw handler…')
   const suite = await vitestSuiteCosts(plan.suiteRounds)
   const shape = `${suite.files} files × ${suite.testsPerFile} tests`
@@ -883,8 +893,15 @@ async function importAndSuite() {
       target: '≤ 1.2 × trivial',
     },
   )
+  figures.push({
+    goal: 8,
+    name: `the same two suites, CPU of vitest and its workers: trivial / a mock each`,
+    measured: `${ms(suite.trivialCpu)} / ${ms(suite.mockCpu)}`,
+    target: 'for context',
+    ratio: suite.mockCpu / suite.trivialCpu,
+  })
   notes.push(
-    `Import: each a fresh \`node --input-type=module -e\` in the repository (the package by its name: the built \`dist\`), compile cache off, medians of ${plan.importRounds} interleaved runs, less the median of a bare \`node -e 0\` (${ms(imported.bare)}). Vitest: wall time of \`vitest run\` over a scratch project with the package in its \`node_modules\`, each test one identify through \`fetch\`, ${plan.suiteRounds} interleaved run(s), medians.`,
+    `Import: each a fresh \`node --input-type=module -e\` in the repository (the package by its name: the built \`dist\`), compile cache off, medians of ${plan.importRounds} interleaved runs, less the median of a bare \`node -e 0\` (${ms(imported.bare)}). A test file's CPU: \`process.cpuUsage\` in a fresh process, \`msw\` and \`msw/node\` imported first, medians of ${plan.importRounds} processes. Vitest: wall time of \`vitest run\` (and the CPU time of vitest and its workers, from bash's \`times\`) over a scratch project with the package in its \`node_modules\`, each test one identify through \`fetch\`, ${plan.suiteRounds} interleaved run(s), medians.`,
   )
 }
 

@@ -39,6 +39,52 @@ export async function importCosts(rounds: number) {
   return { bare, msw: median(samples.msw) - bare, mock: median(samples.mock) - bare }
 }
 
+/** The phases of a test file {@link testFileCpu} measures, in the order they run. */
+const phases = ['import', 'createMockApi', 'ready', 'resets', 'calls'] as const
+
+/**
+ * The CPU time (main thread and Node's own threads, from `process.cpuUsage`) of each thing a
+ * test file does with the mock, in a fresh process with `msw` and `msw/node` already imported
+ * (a test file imports them anyway): the package's import, `createMockApi()`, `ready`, then
+ * {@link testsPerFile} resets and as many identify calls through `api.fetch`. Medians of
+ * `rounds` processes. CPU rather than wall time: on a shared machine it moves less with the
+ * other work, and it is what a suite's workers share the cores by.
+ */
+export async function testFileCpu(
+  rounds: number,
+): Promise<Record<(typeof phases)[number], number>> {
+  const code = `const spent = []
+let at = process.cpuUsage()
+const phase = () => { const { user, system } = process.cpuUsage(at); spent.push((user + system) / 1000); at = process.cpuUsage() }
+await import('msw/node'); await import('msw'); at = process.cpuUsage()
+const { createMockApi } = await import('identify-api-mock'); phase()
+const api = createMockApi(); phase()
+await api.ready; phase()
+for (let i = 0; i < ${testsPerFile}; i++) await api.reset(); phase()
+const [{ orgId, apiKeys: [apiKey] }] = api.credentials
+for (let i = 0; i < ${testsPerFile}; i++) {
+  const response = await api.fetch('https://api.example.test/api/v1/users/identify', {
+    method: 'POST',
+    headers: { authorization: 'Bearer ' + apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: 'user-' + i, orgId }),
+  })
+  if (response.status !== 200) throw new Error('identify answered ' + response.status)
+}
+phase()
+console.log(JSON.stringify(spent))`
+  const samples: number[][] = []
+  for (let round = 0; round < rounds; round++) {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: repoRoot,
+      env: freshEnv,
+    })
+    samples.push(JSON.parse(stdout) as number[])
+  }
+  return Object.fromEntries(
+    phases.map((name, i) => [name, median(samples.map((spent) => spent[i] as number))]),
+  ) as Record<(typeof phases)[number], number>
+}
+
 const testsPerFile = 10
 const files = 20
 
@@ -108,21 +154,39 @@ export default defineConfig({
   return dir
 }
 
-/** Milliseconds of one `vitest run` of the suite in `dir`, which must pass. */
-async function vitestRun(dir: string): Promise<number> {
+/** Seconds in the form bash's `times` prints them (`1m2.345s`), as milliseconds. */
+function bashTime(text: string): number {
+  const [, minutes = '0', seconds = '0'] = /^(\d+)m([\d.]+)s$/.exec(text) ?? []
+  return (Number(minutes) * 60 + Number(seconds)) * 1000
+}
+
+/**
+ * One `vitest run` of the suite in `dir`, which must pass: its wall time, and the CPU time of
+ * vitest and its workers together (user and system, from bash's `times` once vitest has ended),
+ * which moves less than wall time with the machine's other work.
+ */
+async function vitestRun(dir: string): Promise<{ wall: number; cpu: number }> {
   const started = performance.now()
-  await run(process.execPath, [join(repoRoot, 'node_modules/vitest/vitest.mjs'), 'run'], {
-    cwd: dir,
-    env: freshEnv,
-    maxBuffer: 1 << 24,
-  })
-  return performance.now() - started
+  const { stdout } = await run(
+    'bash',
+    [
+      '-c',
+      '"$0" "$1" run > /dev/null && times',
+      process.execPath,
+      join(repoRoot, 'node_modules/vitest/vitest.mjs'),
+    ],
+    { cwd: dir, env: freshEnv, maxBuffer: 1 << 24 },
+  )
+  const wall = performance.now() - started
+  // `times` prints the shell's own times, then its children's: vitest's, its workers' included.
+  const [user = '', system = ''] = stdout.trim().split('\n').at(-1)?.split(' ') ?? []
+  return { wall, cpu: bashTime(user) + bashTime(system) }
 }
 
 /**
  * A suite of {@link files} files of {@link testsPerFile} tests each, every file creating a mock
  * and resetting it after each test, against the same suite over one trivial msw handler: the
- * wall time of a `vitest run` of each, interleaved.
+ * wall time and the CPU time of a `vitest run` of each, interleaved.
  */
 export async function vitestSuiteCosts(rounds: number) {
   const dirs = { mock: suite('mock'), trivial: suite('trivial') }
@@ -131,7 +195,16 @@ export async function vitestSuiteCosts(rounds: number) {
       trivial: () => vitestRun(dirs.trivial),
       mock: () => vitestRun(dirs.mock),
     })
-    return { files, testsPerFile, trivial: median(samples.trivial), mock: median(samples.mock) }
+    const of = (key: keyof typeof samples, figure: 'wall' | 'cpu') =>
+      median(samples[key].map((sample) => sample[figure]))
+    return {
+      files,
+      testsPerFile,
+      trivial: of('trivial', 'wall'),
+      mock: of('mock', 'wall'),
+      trivialCpu: of('trivial', 'cpu'),
+      mockCpu: of('mock', 'cpu'),
+    }
   } finally {
     for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true })
   }
