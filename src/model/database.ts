@@ -189,6 +189,8 @@ export class Database {
   #heldBytes = 0
   /** Set while {@link undo} runs: what it does is not a change to take back. */
   #undoing = false
+  /** Set while {@link load} places its records: they are the start, not a change. */
+  #loading = false
   /** The JSON size of each record and of them all, in characters: what `maxStateBytes` bounds. */
   readonly #sizes = new WeakMap<object, number>()
   #bytes = 0
@@ -315,7 +317,7 @@ export class Database {
   }
 
   #record(change: Logged): void {
-    if (!this.#undoing) this.#log.push(change)
+    if (!this.#undoing && !this.#loading) this.#log.push(change)
   }
 
   /**
@@ -325,6 +327,18 @@ export class Database {
    * kept as it is.
    */
   async load(state: Partial<MockState>): Promise<void> {
+    this.#loading = true
+    try {
+      await this.#place(state)
+    } finally {
+      this.#loading = false
+    }
+    this.#log = []
+    this.confirm()
+    this.adopted = this.#adoptStaged()
+  }
+
+  async #place(state: Partial<MockState>): Promise<void> {
     let loaded = 0
     for (const name of collectionNames) {
       const records: object[] = []
@@ -342,9 +356,6 @@ export class Database {
         this.#bytes += size
       }
     }
-    this.#log = []
-    this.confirm()
-    this.adopted = this.#adoptStaged()
   }
 
   /**
