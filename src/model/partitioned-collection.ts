@@ -85,7 +85,11 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   readonly #schema: S
   /** Non-empty partitions in insertion order, and the one being filled last (possibly empty). */
   #partitions: Partition<S>[] = []
-  #partitionOf = new WeakMap<object, Partition<S>>()
+  /**
+   * Each record's partition: a `Map`, as every way out deletes its record's entry, and the
+   * collector walks a `WeakMap` of a large load's records again at every full collection.
+   */
+  #partitionOf = new Map<object, Partition<S>>()
   #size = 0
   /** A record `update` replaced → the record that replaced it: what a stale reference means. */
   #successors = new WeakMap<object, StoredOf<S>>()
@@ -344,7 +348,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     const records = this.all()
     for (const partition of this.#partitions) partition.collection?.clear()
     this.#partitions = []
-    this.#partitionOf = new WeakMap()
+    this.#partitionOf = new Map()
     this.#successors = new WeakMap()
     this.#size = 0
     for (const record of records) {
