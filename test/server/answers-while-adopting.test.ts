@@ -8,10 +8,13 @@ import { expectDeleted, expectIdentified } from '../support/expect-body.ts'
  * meanwhile sees the same records as it would once they are all adopted.
  */
 
-const users = 40_000
+const users = 60_000
 let server: RunningServer
 let key = ''
-const staged = () => server.core.db.users.stagedCount + server.core.db.learningProgress.stagedCount
+const staged = () => {
+  const { users, learningProgress, certificates } = server.core.db
+  return users.stagedCount + learningProgress.stagedCount + certificates.stagedCount
+}
 
 beforeAll(async () => {
   server = await startServer({ port: 0, seededOrganisations: 1, usersPerOrganisation: users })
