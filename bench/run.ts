@@ -17,7 +17,7 @@ import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { availableParallelism, cpus, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createMockApi } from '../src/root/create-mock-api.ts'
@@ -527,28 +527,26 @@ async function startUp() {
     target: 'for context',
     ratio: cold.ms / bare,
   })
-  const bigRuns = []
-  for (let i = 0; i < plan.bigStarts; i++) {
-    bigRuns.push(
-      await timeToFirst200(
-        [
-          binPath,
-          'serve',
-          '--port',
-          '0',
-          '--json',
-          '--orgs',
-          '0',
-          '--org',
-          'X',
-          '--api-key',
-          benchKey,
-          '--users',
-          String(large),
-        ],
-        identifyFirst,
-      ),
-    )
+  const bigArgs = ['serve', '--port', '0', '--json', '--orgs', '0', '--org', 'X']
+  bigArgs.push('--api-key', benchKey, '--users', String(large))
+  const bigStart = (cli: string) => timeToFirst200([cli, ...bigArgs], identifyFirst)
+  // `--base=DIR`: another build (main's, say) started in turn with this one, for a before/after.
+  const base = process.argv.find((a) => a.startsWith('--base='))?.slice('--base='.length)
+  const starts: Record<string, () => ReturnType<typeof bigStart>> = {
+    ours: () => bigStart(binPath),
+  }
+  if (base) starts.base = () => bigStart(join(resolvePath(base), 'dist/src/server/cli.js'))
+  const big = await interleave(plan.bigStarts, starts)
+  const bigRuns = big.ours ?? []
+  if (big.base) {
+    const baseMs = median(big.base.map((r) => r.ms))
+    figures.push({
+      goal: 4,
+      name: '`serve --users 100000`, the `--base` build: start to first 200',
+      measured: ms(baseMs),
+      target: 'for context',
+      ratio: baseMs / 2000,
+    })
   }
   const bigMs = median(bigRuns.map((r) => r.ms))
   const peak = Math.max(...bigRuns.map((r) => r.peakRssBytes))

@@ -40,8 +40,18 @@ export type { StateStore } from './transactions.ts'
  */
 export class MockCore {
   readonly options: ResolvedMockApiOptions
-  /** Resolves once the seeded data is loaded; every request and control waits for it anyway. */
+  /**
+   * Resolves once the seeded data is loaded and every record is in its `@msw/data` collection
+   * (`db`'s hooks see no record arrive after it); every request and control waits for
+   * {@link serving} anyway.
+   */
   readonly ready: Promise<void>
+  /**
+   * Resolves once the seeded data is validated and indexed: every request can be answered (the
+   * standalone server listens then), while a large load's records are still being adopted into
+   * `@msw/data` in the background. Readers see the same records, the same objects, either way.
+   */
+  readonly serving: Promise<void>
   /**
    * The webhook endpoints and their deliveries.
    *
@@ -168,10 +178,14 @@ export class MockCore {
     }
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
-    this.ready = transactions.exclusive(
+    this.serving = transactions.exclusive(
       transactions.load.bind(transactions, start.state, start.credentials),
     )
-    this.ready.then(
+    this.ready = this.serving.then(() => transactions.ctx.db.adopted)
+    // Its failure is `serving`'s, which every request meets: a server that never awaits it
+    // must not end on an unhandled rejection.
+    this.ready.catch(() => undefined)
+    this.serving.then(
       () => {
         this.#loaded = true
       },
@@ -217,7 +231,7 @@ export class MockCore {
    */
   async answer(request: IncomingRequest): Promise<WireResponse | undefined> {
     // The credentials are checked before the request's turn in the queue: not before the load.
-    if (!this.#loaded) await this.ready.catch(() => undefined)
+    if (!this.#loaded) await this.serving.catch(() => undefined)
     return answerRequest(this.#dispatch, request)
   }
 
@@ -238,12 +252,16 @@ export class MockCore {
     await transactions.exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
       transactions.store?.replace(this.#dataset.state)
+      const replaced = transactions.ctx.db
       await transactions.load(this.#dataset.state, this.#dataset.credentials)
+      replaced.stopAdoption()
       this.#tenants.credentials = this.#dataset.credentials
       // In the queue: a call still under way, delayed or not, journals nothing once it ends.
       this.#faults.clear()
       this.#journal.clear()
     })
+    // Like `ready`: once it resolves, `db` holds every record in `@msw/data`.
+    await transactions.ctx.db.adopted
   }
 
   /**

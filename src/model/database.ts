@@ -15,7 +15,12 @@ import {
 } from './collections.ts'
 import { CredentialStore } from './credential-store.ts'
 import { type CollectionObserver, GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
-import { PartitionedCollection, type StoredOf } from './partitioned-collection.ts'
+import {
+  adoptStaged,
+  PartitionedCollection,
+  type StoredOf,
+  stageRecords,
+} from './partitioned-collection.ts'
 import type { SignInTokenRecord, WebViewSessionRecord } from './records.ts'
 import { SecretFingerprints } from './secret-fingerprints.ts'
 import { TimeOrder } from './time-order.ts'
@@ -184,6 +189,8 @@ export class Database {
   #heldBytes = 0
   /** Set while {@link undo} runs: what it does is not a change to take back. */
   #undoing = false
+  /** Set while {@link load} places its records: they are the start, not a change. */
+  #loading = false
   /** The JSON size of each record and of them all, in characters: what `maxStateBytes` bounds. */
   readonly #sizes = new WeakMap<object, number>()
   #bytes = 0
@@ -310,26 +317,63 @@ export class Database {
   }
 
   #record(change: Logged): void {
-    if (!this.#undoing) this.#log.push(change)
+    if (!this.#undoing && !this.#loading) this.#log.push(change)
   }
 
-  /** Creates a copy of every record of `state`, each validated by its collection's schema. */
+  /**
+   * Stores a copy of every record of `state`, each validated once by its collection's schema (the
+   * parse is the copy). The records of the model are staged: indexed, counted and readable when
+   * this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each object
+   * kept as it is.
+   */
   async load(state: Partial<MockState>): Promise<void> {
-    let loaded = 0
-    for (const name of collectionNames) {
-      for (const record of state[name] ?? []) {
-        const stored = (await this.#create(name, record)) as object
-        const size = JSON.stringify(stored).length
-        this.#sizes.set(stored, size)
-        this.#bytes += size
-        // `create` resolves in a microtask, which never lets the event loop turn: a long load
-        // would hold back a stop signal (a container's PID 1 honours SIGTERM only in the loop).
-        if (++loaded % loadSlice === 0)
-          await new Promise<void>((resolve) => afterReadyInput(resolve))
-      }
+    this.#loading = true
+    try {
+      await this.#place(state)
+    } finally {
+      this.#loading = false
     }
     this.#log = []
     this.confirm()
+    this.adopted = this.#adoptStaged()
+  }
+
+  async #place(state: Partial<MockState>): Promise<void> {
+    let loaded = 0
+    for (const name of collectionNames) {
+      const records: object[] = []
+      for (const record of state[name] ?? []) {
+        records.push(collectionTable[name].schema.parse(record))
+        // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
+        if (++loaded % loadSlice === 0)
+          await new Promise<void>((resolve) => afterReadyInput(resolve))
+      }
+      if (isCredential(name)) for (const record of records) this[name].create(record as never)
+      else stageRecords(this.collections[name] as never, records as never)
+      for (const record of records) {
+        const size = JSON.stringify(record).length
+        this.#sizes.set(record, size)
+        this.#bytes += size
+      }
+    }
+  }
+
+  /**
+   * Resolves once every record {@link load} staged is in `@msw/data` (or {@link stopAdoption} has
+   * stopped the work): from then on `api.db`'s hooks see every record as `@msw/data`'s.
+   */
+  adopted: Promise<void> = Promise.resolve()
+  readonly #adoption = new AbortController()
+
+  async #adoptStaged(): Promise<void> {
+    for (const name of modelCollectionNames) {
+      await adoptStaged(this.collections[name] as never, this.#adoption.signal)
+    }
+  }
+
+  /** Stops the background adoption: a reset or a new load has replaced this database. */
+  stopAdoption(): void {
+    this.#adoption.abort()
   }
 
   /**

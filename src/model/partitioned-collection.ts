@@ -1,6 +1,7 @@
 import { Collection, OperationError, Query } from '@msw/data'
-import { createFromSerializedRecord } from '@msw/data/extensions/persist'
+import { createFromSerializedRecord, deserializeRecord } from '@msw/data/extensions/persist'
 import type { z } from 'zod'
+import { afterReadyInput } from '../base/time.ts'
 import { flatString } from './flat-string.ts'
 import type { CollectionObserver } from './indexes.ts'
 
@@ -30,6 +31,37 @@ const strictQueryWithoutResults = 'STRICT_QUERY_WITHOUT_RESULTS' as ConstructorP
 >[1]
 
 /**
+ * A partition: an `@msw/data` collection, or (after {@link stageRecords}, until its adoption)
+ * the same records in a plain array, already validated, waiting to be adopted into one.
+ */
+class Partition<S extends z.ZodType> {
+  collection: Collection<S> | undefined
+  staged: StoredOf<S>[] | undefined
+  /** The adoption under way, once begun (by the background work or an `update`). */
+  adoption: Promise<void> | undefined
+
+  constructor(collection: Collection<S> | undefined, staged?: StoredOf<S>[]) {
+    this.collection = collection
+    this.staged = staged
+  }
+
+  /** Its records in order: the collection's own array, or the staged one (not a copy). */
+  records(): StoredOf<S>[] {
+    return this.collection ? this.collection.all() : (this.staged ?? [])
+  }
+
+  count(): number {
+    return this.collection ? this.collection.count() : (this.staged?.length ?? 0)
+  }
+}
+
+/** Set by the class's static block: the functions below reach its private members. */
+let internals: {
+  stage(collection: PartitionedCollection<z.ZodType>, records: readonly object[]): void
+  adoptStaged(collection: PartitionedCollection<z.ZodType>, signal: AbortSignal): Promise<void>
+}
+
+/**
  * An `@msw/data` collection whose records live in a chain of smaller `@msw/data` collections
  * (partitions, filled in insertion order), so that deleting or updating one record costs the same
  * at 100,000 records as at 1,000. It is a `Collection`, with the same query API (`findFirst`,
@@ -39,7 +71,9 @@ const strictQueryWithoutResults = 'STRICT_QUERY_WITHOUT_RESULTS' as ConstructorP
  * Records enter and leave only through it, which lets it keep indexes ({@link observe}) without a
  * scan, and tell them when `update` replaces a record's object. It knows its records by identity
  * (and a replaced record by what replaced it), never by `@msw/data`'s internal primary key, and
- * every record it stores went through `@msw/data`'s own `create`, validated by the schema.
+ * every record it stores goes through `@msw/data`'s own `create`, validated by the schema. A large
+ * load stages its records first ({@link stageRecords}: validated, indexed and readable at once)
+ * and {@link adoptStaged} takes them into `@msw/data` partitions later, each object kept as it is.
  *
  * @example
  * const users = new PartitionedCollection({ schema: userRecordSchema })
@@ -50,19 +84,42 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   readonly #partitionSize: number
   readonly #schema: S
   /** Non-empty partitions in insertion order, and the one being filled last (possibly empty). */
-  #partitions: Collection<S>[] = []
-  #partitionOf = new WeakMap<object, Collection<S>>()
+  #partitions: Partition<S>[] = []
+  /**
+   * Each record's partition: a `Map`, as every way out deletes its record's entry, and the
+   * collector walks a `WeakMap` of a large load's records again at every full collection.
+   */
+  #partitionOf = new Map<object, Partition<S>>()
   #size = 0
   /** A record `update` replaced → the record that replaced it: what a stale reference means. */
   #successors = new WeakMap<object, StoredOf<S>>()
   readonly #observers: CollectionObserver<StoredOf<S>>[] = []
+  /** The record an adoption hands to a partition's `create`, set only while that call runs. */
+  #adopting: object | undefined
+
+  static {
+    internals = {
+      stage: (collection, records) => collection.#stage(records),
+      adoptStaged: (collection, signal) => collection.#adoptStaged(signal),
+    }
+  }
 
   constructor(options: { schema: S; partitionSize?: number }) {
     // The base collection stays empty: every method below works on the partitions. Its own
     // methods still serve to raise `@msw/data`'s exact errors for an empty result.
     super({ schema: options.schema })
     this.#partitionSize = options.partitionSize ?? defaultPartitionSize
-    this.#schema = options.schema
+    // The partitions' schema is the collection's, except during an adoption: the record adopted,
+    // already validated by that schema, is the validation's value as it is.
+    const validate = options.schema['~standard'].validate
+    this.#schema = {
+      ...options.schema,
+      '~standard': {
+        ...options.schema['~standard'],
+        validate: (value: unknown) =>
+          this.#adopting === undefined ? validate(value) : { value: this.#adopting },
+      },
+    } as unknown as S
   }
 
   /** Tells `observer` of every record created, deleted or replaced from now on. */
@@ -75,21 +132,101 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     return this.#partitions.length
   }
 
+  /** How many records wait in staged partitions for their adoption (for tests and benchmarks). */
+  get stagedCount(): number {
+    let staged = 0
+    for (const partition of this.#partitions) staged += partition.staged?.length ?? 0
+    return staged
+  }
+
   override async create(initialValues: InputOf<S>): Promise<StoredOf<S>> {
-    let partition = this.#partitions.at(-1)
-    if (!partition || partition.count() >= this.#partitionSize) {
-      partition = new Collection({ schema: this.#schema })
-      partition.hooks = this.hooks
-      this.#partitions.push(partition)
-    }
+    const partition = this.#lastPartition()
     // `@msw/data` draws a primary key with `crypto.randomUUID()`, which Node builds as a tree of
     // 16 string pieces (about 500 bytes, 50 MB at 100,000 users); the persist extension's
     // `createFromSerializedRecord` (its public way to create a record with a known key, still
     // through `create` and the schema) takes one drawn the same way and flattened (70 bytes).
-    const record = (await createFromSerializedRecord(partition, {
+    const record = (await createFromSerializedRecord(partition.collection as Collection<S>, {
       ...(initialValues as object),
-      __metadata__: { primaryKey: flatString(crypto.randomUUID()), relations: [] },
+      __metadata__: { primaryKey: newPrimaryKey(), relations: [] },
     })) as StoredOf<S>
+    return this.#added(record, partition)
+  }
+
+  /**
+   * Stores `record` itself, already validated by the schema, in `collection` through its own
+   * `create`: the schema's validation answers with the record, and the primary key comes on a
+   * small carrier (the persist extension's `deserializeRecord` of a key), so `create` copies
+   * neither and no `delete` touches the stored object.
+   */
+  #adoptInto(collection: Collection<S>, record: object): Promise<StoredOf<S>> {
+    const carrier = deserializeRecord({
+      __metadata__: { primaryKey: newPrimaryKey(), relations: [] },
+    })
+    this.#adopting = record
+    try {
+      // `create` validates before its first `await`: the slot is read there and only there.
+      return collection.create(carrier as never) as Promise<StoredOf<S>>
+    } finally {
+      this.#adopting = undefined
+    }
+  }
+
+  /** Places `records` (validated, the same objects) in staged partitions, indexed at once. */
+  #stage(records: readonly object[]): void {
+    for (let start = 0; start < records.length; start += this.#partitionSize) {
+      const chunk = records.slice(start, start + this.#partitionSize) as StoredOf<S>[]
+      const partition = new Partition<S>(undefined, chunk)
+      this.#partitions.push(partition)
+      for (const record of chunk) this.#added(record, partition)
+    }
+  }
+
+  /**
+   * Adopts every staged partition into an `@msw/data` one, oldest first, one partition a turn of
+   * the event loop, until done or `signal` aborts (a reset replaced the records).
+   */
+  async #adoptStaged(signal: AbortSignal): Promise<void> {
+    for (const partition of [...this.#partitions]) {
+      if (signal.aborted) return
+      if (!partition.staged || !this.#partitions.includes(partition)) continue
+      await this.#adoptPartition(partition)
+      await new Promise<void>((resolve) => afterReadyInput(resolve))
+    }
+  }
+
+  /**
+   * Adopts a staged partition: its records, each object as it is, go into a new `@msw/data`
+   * collection, which replaces the array once all are in (a record deleted meanwhile is left out).
+   * The collection reports to the shared `hooks` only from then on: an adoption is no `create`.
+   */
+  #adoptPartition(partition: Partition<S>): Promise<void> {
+    partition.adoption ??= (async () => {
+      const collection = new Collection({ schema: this.#schema })
+      for (const record of [...(partition.staged ?? [])]) {
+        if (this.#partitionOf.get(record) === partition) await this.#adoptInto(collection, record)
+      }
+      for (const record of [...collection.all()]) {
+        if (this.#partitionOf.get(record) !== partition) collection.delete(record)
+      }
+      collection.hooks = this.hooks
+      partition.collection = collection
+      partition.staged = undefined
+    })()
+    return partition.adoption
+  }
+
+  #lastPartition(): Partition<S> {
+    let partition = this.#partitions.at(-1)
+    if (!partition?.collection || partition.count() >= this.#partitionSize) {
+      const collection = new Collection({ schema: this.#schema })
+      collection.hooks = this.hooks
+      partition = new Partition(collection)
+      this.#partitions.push(partition)
+    }
+    return partition
+  }
+
+  #added(record: StoredOf<S>, partition: Partition<S>): StoredOf<S> {
     this.#partitionOf.set(record, partition)
     this.#size++
     for (const observer of this.#observers) observer.added(record)
@@ -103,8 +240,9 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     type Result = Strict extends true ? StoredOf<S> : StoredOf<S> | undefined
     const query = predicate === undefined ? undefined : toQuery(predicate)
     for (const partition of this.#partitions) {
-      const record = query ? partition.findFirst(query) : partition.findFirst()
-      if (record) return record as Result
+      for (const record of partition.records()) {
+        if (!query || query.test(record)) return record as Result
+      }
     }
     return super.findFirst(query, options) as Result
   }
@@ -127,12 +265,18 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   ): Promise<Strict extends true ? StoredOf<S> : StoredOf<S> | undefined> {
     type Result = Strict extends true ? StoredOf<S> : StoredOf<S> | undefined
     const record = isQuery<S>(predicate) ? this.findFirst(predicate) : this.#current(predicate)
-    const partition = record && this.#partitionOf.get(record)
-    if (!record || !partition) {
+    let partition = record && this.#partitionOf.get(record)
+    if (record && partition && !partition.collection) {
+      // A staged record is adopted (with its partition) before `@msw/data` updates it.
+      await this.#adoptPartition(partition)
+      partition = this.#partitionOf.get(record)
+    }
+    const collection = partition?.collection
+    if (!record || !partition || !collection) {
       if (options.strict) throw noResults('update', 'no record found')
       return undefined as Result
     }
-    const next = await partition.update(record, { data: options.data })
+    const next = await collection.update(record, { data: options.data })
     if (next && next !== record) {
       this.#partitionOf.delete(record)
       this.#partitionOf.set(next, partition)
@@ -196,15 +340,15 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
 
   /** Every record, in insertion order: a new array (the library returns its own). */
   override all(): StoredOf<S>[] {
-    if (this.#partitions.length === 1) return [...(this.#partitions[0]?.all() ?? [])]
-    return this.#partitions.flatMap((partition) => partition.all())
+    if (this.#partitions.length === 1) return [...(this.#partitions[0]?.records() ?? [])]
+    return this.#partitions.flatMap((partition) => partition.records())
   }
 
   override clear(): void {
     const records = this.all()
-    for (const partition of this.#partitions) partition.clear()
+    for (const partition of this.#partitions) partition.collection?.clear()
     this.#partitions = []
-    this.#partitionOf = new WeakMap()
+    this.#partitionOf = new Map()
     this.#successors = new WeakMap()
     this.#size = 0
     for (const record of records) {
@@ -229,10 +373,12 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   #remove(record: StoredOf<S>): void {
     const partition = this.#partitionOf.get(record)
     if (!partition) return
-    const before = partition.count()
-    partition.delete(record)
-    // A `delete` hook may prevent the deletion: the record then stays, and stays indexed.
-    if (partition.count() === before) return
+    if (partition.collection) {
+      const before = partition.count()
+      partition.collection.delete(record)
+      // A `delete` hook may prevent the deletion: the record then stays, and stays indexed.
+      if (partition.count() === before) return
+    } else partition.staged?.splice(partition.staged.indexOf(record), 1)
     this.#partitionOf.delete(record)
     this.#size--
     if (partition.count() === 0 && partition !== this.#partitions.at(-1)) {
@@ -244,7 +390,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
   #matching(query: QueryOf<S>): StoredOf<S>[] {
     const results: StoredOf<S>[] = []
     for (const partition of this.#partitions) {
-      for (const record of partition.all()) if (query.test(record)) results.push(record)
+      for (const record of partition.records()) if (query.test(record)) results.push(record)
     }
     return results
   }
@@ -278,6 +424,42 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     }
     return results
   }
+}
+
+/**
+ * Places `records`, each just validated with the collection's schema (its output, owned by the
+ * collection from now on), in staged partitions: counted, indexed and read like any record at
+ * once, the same objects, then adopted into `@msw/data` by {@link adoptStaged} (an `update`
+ * adopts its record's partition first). What a large load uses; not part of `api.db`.
+ *
+ * @example
+ * stageRecords(users, records.map((r) => userRecordSchema.parse(r)))
+ * await adoptStaged(users, new AbortController().signal)
+ */
+export function stageRecords<S extends z.ZodType>(
+  collection: PartitionedCollection<S>,
+  records: readonly z.output<S>[],
+): void {
+  internals.stage(collection as never, records as readonly object[])
+}
+
+/**
+ * Adopts every staged record of `collection` into `@msw/data`, one partition a turn of the event
+ * loop (each object kept: indexes and references stay valid), until done or `signal` aborts.
+ *
+ * @example
+ * await adoptStaged(users, controller.signal)
+ */
+export function adoptStaged<S extends z.ZodType>(
+  collection: PartitionedCollection<S>,
+  signal: AbortSignal,
+): Promise<void> {
+  return internals.adoptStaged(collection as never, signal)
+}
+
+/** A primary key drawn as `@msw/data` draws one, flattened (see `create`). */
+function newPrimaryKey(): string {
+  return flatString(crypto.randomUUID())
 }
 
 function isQuery<S extends z.ZodType>(

@@ -64,7 +64,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     stateFile === undefined ? undefined : createStateFileStore(stateFile, mockOptions.data)
   const core = new MockCore(seedDataset, mockOptions, store, pinnedWebhookTransport)
   const served = createAnswer(core, listenerOptions)
-  await core.ready
+  // Listening once the records are indexed: a large load's adoption into `@msw/data` goes on.
+  await core.serving
   const release = memoryReleaser(() => core.stateBytes)
   const site: SiteAnswer = {
     ...served,

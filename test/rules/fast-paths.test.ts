@@ -102,6 +102,12 @@ describe('seeded data at scale', () => {
     expect(learningProgress.filter((p) => bulkIds.has(p.userId))).toHaveLength(750)
     expect(certificates.filter((c) => bulkIds.has(c.userId))).toHaveLength(375)
     expect(new Set(bulk.map((u) => u.firstName)).size).toBeGreaterThan(100)
+    // None, one or two distinct groups, as the first 1,000 users have.
+    expect(new Set(bulk.map((u) => u.userGroups.length))).toEqual(new Set([0, 1, 2]))
+    for (const user of bulk) expect(new Set(user.userGroups).size).toBe(user.userGroups.length)
+    for (const certificate of certificates.filter((c) => bulkIds.has(c.userId))) {
+      expect(certificate.certificateId).toMatch(/^cert-[a-z0-9]{10}$/)
+    }
   })
 })
 

@@ -2,7 +2,12 @@ import { Collection, OperationError, type Query } from '@msw/data'
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
 import { GroupIndex, orgKey, UniqueIndex } from '../../src/model/indexes.ts'
-import { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
+import {
+  adoptStaged,
+  PartitionedCollection,
+  stageRecords,
+} from '../../src/model/partitioned-collection.ts'
+import { MockCore } from '../../src/root/advanced.ts'
 import { createMockApi } from '../../src/root/index.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
@@ -162,6 +167,92 @@ describe('PartitionedCollection', () => {
   })
 })
 
+describe('staged records (a large load)', () => {
+  /** A collection of partitions of 4 whose 23 records are staged, indexed by `n`. */
+  function staged() {
+    const partitioned = new PartitionedCollection({ schema, partitionSize: 4 })
+    const byN = new UniqueIndex(partitioned as never, (r: Item) => String(r.n))
+    const records = items.map((item) => schema.parse(item))
+    stageRecords(partitioned, records)
+    return { partitioned, byN, records }
+  }
+
+  it('reads, counts and queries staged records as adopted ones, the same objects', async () => {
+    const { plain } = await both()
+    const { partitioned, byN, records } = staged()
+    expect(partitioned.stagedCount).toBe(23)
+    expect(partitioned.count()).toBe(23)
+    expect(partitioned.partitionCount).toBe(6)
+    expect(byN.get('9')).toBe(records[9])
+    expect(partitioned.all()).toEqual(records)
+    const some: Predicate = (q) => q.where({ group: 'b' })
+    expect(plainData(partitioned.findMany(some as never, { take: -2 }))).toEqual(
+      plainData(plain.findMany(some as never, { take: -2 })),
+    )
+    expect(partitioned.findFirst((q) => q.where({ n: 13 }))).toBe(records[13])
+  })
+
+  it('adopts every record into @msw/data as the same object, without a create hook', async () => {
+    const { partitioned, byN, records } = staged()
+    const created = vi.fn()
+    partitioned.hooks.on('create', created)
+    await adoptStaged(partitioned, new AbortController().signal)
+    expect(partitioned.stagedCount).toBe(0)
+    expect(created).not.toHaveBeenCalled()
+    const all = partitioned.all()
+    all.forEach((record, i) => {
+      expect(record).toBe(records[i])
+    })
+    expect(byN.get('22')).toBe(all[22])
+    // Adopted: `@msw/data` itself now updates and deletes them, and the hooks hear of it.
+    const deleted = vi.fn()
+    partitioned.hooks.on('delete', deleted)
+    partitioned.delete(records[4] as Stored)
+    expect(deleted).toHaveBeenCalledTimes(1)
+    const next = await partitioned.update(records[5] as Stored, {
+      data(draft) {
+        draft.group = 'updated'
+      },
+    })
+    expect(byN.get('5')).toBe(next)
+    expect(partitioned.count()).toBe(22)
+  })
+
+  it('deletes a staged record, and adopts its partition before an update', async () => {
+    const { partitioned, byN, records } = staged()
+    partitioned.delete((q) => q.where({ n: 2 }))
+    partitioned.deleteMany((q) => q.where({ n: (n: number) => n >= 4 && n < 8 }))
+    expect(partitioned.count()).toBe(18)
+    expect(byN.get('2')).toBeUndefined()
+    expect(partitioned.partitionCount).toBe(5)
+    const next = await partitioned.update((q) => q.where({ n: 9 }), {
+      data(draft) {
+        draft.tags.push('y')
+      },
+    })
+    expect(next?.tags).toEqual(['y'])
+    expect(byN.get('9')).toBe(next)
+    expect(partitioned.stagedCount).toBe(14)
+    await adoptStaged(partitioned, new AbortController().signal)
+    expect(partitioned.all().map((r) => r.n)).toEqual(
+      items.map((i) => i.n).filter((n) => n !== 2 && (n < 4 || n >= 8)),
+    )
+    expect(partitioned.findFirst((q) => q.where({ n: 10 }))).toBe(records[10])
+  })
+
+  it('stops adopting when its signal aborts, and clears staged records', async () => {
+    const { partitioned, byN } = staged()
+    const stop = new AbortController()
+    stop.abort()
+    await adoptStaged(partitioned, stop.signal)
+    expect(partitioned.stagedCount).toBe(23)
+    partitioned.clear()
+    expect(partitioned.count()).toBe(0)
+    expect(partitioned.all()).toEqual([])
+    expect(byN.size).toBe(0)
+  })
+})
+
 describe('the model of a mock', () => {
   it('is @msw/data collections a consumer reads with the query API, indexed whatever the size', async () => {
     const api = createMockApi({
@@ -180,6 +271,36 @@ describe('the model of a mock', () => {
     expect(deleted.status).toBe(200)
     expect(users.count()).toBe(2599)
     expect(users.findFirst((q) => q.where({ id: last.id }))).toBeUndefined()
+  })
+
+  it('answers once indexed, and once ready holds the same objects, every one in @msw/data', async () => {
+    const core = new MockCore({
+      seededOrganisations: 0,
+      organisations: [{ orgId: 'X', apiKeys: ['K'], users: 5000 }],
+    })
+    await core.serving
+    const users = core.db.users as PartitionedCollection<never>
+    expect(users.stagedCount).toBeGreaterThan(0)
+    const during = core.db.users.all()
+    const created = vi.fn()
+    core.db.users.hooks.on('create', created)
+    // Identify changes the record the index finds, in place, while it is still staged.
+    const first = during[0]
+    if (!first) throw new Error('no users')
+    const lastActive = first.lastActive
+    const answer = await dispatchJson(core, 'POST', '/api/v1/users/identify', {
+      key: 'K',
+      body: { id: first.id, orgId: 'X' },
+    })
+    expect(answer.status).toBe(200)
+    await core.ready
+    expect(users.stagedCount).toBe(0)
+    expect(created).not.toHaveBeenCalled()
+    const after = core.db.users.all()
+    expect(after).toHaveLength(5000)
+    expect(after.every((record, i) => record === during[i])).toBe(true)
+    const adopted = core.db.users.findFirst((q) => q.where({ id: first.id }))
+    expect(adopted?.lastActive).not.toBe(lastActive)
   })
 
   it('follows records a consumer updates with @msw/data’s update', async () => {
