@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
-import { type Collections, Database, type MockState } from '../model/database.ts'
+import { type Collections, Database, isParsedState, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { orgKey } from '../model/indexes.ts'
 import {
@@ -103,6 +103,11 @@ export class MockCore {
   readonly #tenants: TenantControls
   readonly #dispatch: DispatchDeps
   #loaded = false
+  /**
+   * Whether the seed's records are already their schemas' output (the prebuilt default data
+   * is): a reset then copies them instead of parsing them again. Learnt at the first reset.
+   */
+  #seedParsed: boolean | undefined
 
   /**
    * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
@@ -253,7 +258,10 @@ export class MockCore {
       // The store first: if it fails, the records stay as the store has them.
       transactions.store?.replace(this.#dataset.state)
       const replaced = transactions.ctx.db
-      await transactions.load(this.#dataset.state, this.#dataset.credentials)
+      this.#seedParsed ??= isParsedState(this.#dataset.state)
+      await transactions.load(this.#dataset.state, this.#dataset.credentials, {
+        parsed: this.#seedParsed,
+      })
       replaced.stopAdoption()
       this.#tenants.credentials = this.#dataset.credentials
       // In the queue: a call still under way, delayed or not, journals nothing once it ends.
