@@ -112,7 +112,12 @@ if (!process.env.BIN_OUT_DIR) {
   })
   // The default data, built once here and written into the library as JSON (fixtures/seed.ts):
   // a test file's `createMockApi()` parses it instead of drawing it with Faker.
+  // Its records must be their schemas' output as they are: a mock loads them without a parse.
   const { defaultDatasetText } = await import('./fixtures/seed.ts')
+  const { isParsedState } = await import('./src/model/database.ts')
+  if (!isParsedState(JSON.parse(defaultDatasetText()).state)) {
+    throw new Error('The default data is not its schemas’ output: a mock could not load it as is')
+  }
   await build({
     absWorkingDir: new URL('.', root).pathname,
     entryPoints: entries,

@@ -3,7 +3,7 @@ import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, isParsedState, type MockState } from '../model/database.ts'
-import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
+import { type Credentials, type Dataset, parsedDatasets, type Seed } from '../model/dataset.ts'
 import { orgKey } from '../model/indexes.ts'
 import {
   type MockApiOptions,
@@ -104,8 +104,9 @@ export class MockCore {
   readonly #dispatch: DispatchDeps
   #loaded = false
   /**
-   * Whether the seed's records are already their schemas' output (the prebuilt default data
-   * is): a reset then copies them instead of parsing them again. Learnt at the first reset.
+   * Whether the seed's records are already their schemas' output: a load of the seed then copies
+   * them instead of parsing them again. Known from the start for the prebuilt default data (the
+   * build checked it), otherwise learnt at the first reset.
    */
   #seedParsed: boolean | undefined
 
@@ -123,6 +124,7 @@ export class MockCore {
     this.options = resolveOptions(options)
     const o = this.options
     this.#dataset = seed(o)
+    this.#seedParsed = parsedDatasets.has(this.#dataset) || undefined
     if (this.#dataset.state.organisations.length > o.maxOrganisations) {
       throw new InvalidInput(
         `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
@@ -184,7 +186,9 @@ export class MockCore {
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
     this.serving = transactions.exclusive(
-      transactions.load.bind(transactions, start.state, start.credentials),
+      transactions.load.bind(transactions, start.state, start.credentials, {
+        parsed: start === this.#dataset && this.#seedParsed === true,
+      }),
     )
     this.ready = this.serving.then(() => transactions.ctx.db.adopted)
     // Its failure is `serving`'s, which every request meets: a server that never awaits it

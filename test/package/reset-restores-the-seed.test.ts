@@ -1,10 +1,16 @@
-import { expect, it } from 'vitest'
-import { createMockApi } from '../../src/root/index.ts'
+import { afterEach, expect, it } from 'vitest'
+import { buildDataset } from '../../fixtures/build-dataset.ts'
+import { defaultDatasetText } from '../../fixtures/seed.ts'
+import { createMockApi, type MockApi } from '../../src/root/index.ts'
 
-it('gives back exactly the seeded records at every reset, whatever a test changed in place through db', async () => {
-  const api = createMockApi()
-  await api.ready
-  const seeded = await api.state()
+/** From sources there is no prebuilt default data (see test/rules/prebuilt-default-data.test.ts). */
+const built = globalThis as { BUILT_DEFAULT_DATASET?: string }
+afterEach(() => {
+  delete built.BUILT_DEFAULT_DATASET
+})
+
+/** Changes seeded records in place through `db` and adds one, then resets, three times over. */
+async function expectResetsToRestore(api: MockApi, seeded: unknown) {
   for (let round = 0; round < 3; round++) {
     const user = api.db.users.findFirst((q) => q.where({ userGroups: (g) => g.length > 0 }))
     if (!user) throw new Error('no seeded user with groups')
@@ -14,4 +20,20 @@ it('gives back exactly the seeded records at every reset, whatever a test change
     await api.reset()
     expect(await api.state()).toEqual(seeded)
   }
+}
+
+it('gives back exactly the seeded records at every reset, whatever a test changed in place through db', async () => {
+  const api = createMockApi({ seed: 3 })
+  await api.ready
+  const seeded = await api.state()
+  expect(seeded).toEqual(buildDataset({ seed: 3 }).state)
+  await expectResetsToRestore(api, seeded)
+})
+
+it('does the same from the prebuilt default data, which a mock loads without parsing it again', async () => {
+  built.BUILT_DEFAULT_DATASET = defaultDatasetText()
+  const api = createMockApi()
+  await api.ready
+  expect(await api.state()).toEqual(buildDataset().state)
+  await expectResetsToRestore(api, buildDataset().state)
 })
