@@ -31,7 +31,7 @@ import {
   type LoadResult,
   load,
 } from './lib/http-load.ts'
-import { importCosts, testFileCpu, vitestSuiteCosts } from './lib/import-cost.ts'
+import { importCosts, type TestFileCpu, testFileCpu, vitestSuiteCosts } from './lib/import-cost.ts'
 import {
   InProcessClient,
   inProcessCosts,
@@ -863,18 +863,33 @@ async function importAndSuite() {
       target: '≤ 2 × msw/node',
     },
   )
+  // `--base=DIR`: another build (main's, say) measured in turn with this one, for a before/after.
+  const base = process.argv.find((a) => a.startsWith('--base='))?.slice('--base='.length)
+  const baseDir = base && resolvePath(base)
   say('   where a test file spends its CPU…')
-  const cpu = await testFileCpu(plan.importRounds)
+  const phases = (cpu: TestFileCpu) =>
+    [cpu.import, cpu.createMockApi, cpu.ready, cpu.resets, cpu.calls]
+      .map((value) => ms(value))
+      .join(' / ')
+  const cpu = baseDir
+    ? await testFileCpu(plan.importRounds, baseDir)
+    : { this: await testFileCpu(plan.importRounds) }
   figures.push({
     goal: 8,
     name: 'a test file, CPU: import / `createMockApi()` / `ready` / 10 resets / 10 identify calls',
-    measured: [cpu.import, cpu.createMockApi, cpu.ready, cpu.resets, cpu.calls]
-      .map((value) => ms(value))
-      .join(' / '),
+    measured: phases(cpu.this),
     target: 'for context',
   })
+  if ('base' in cpu) {
+    figures.push({
+      goal: 8,
+      name: 'the same, the `--base` build',
+      measured: phases(cpu.base),
+      target: 'for context',
+    })
+  }
   say('   a vitest suite with the mock, and with one trivial msw handler…')
-  const suite = await vitestSuiteCosts(plan.suiteRounds)
+  const suite = await vitestSuiteCosts(plan.suiteRounds, baseDir || undefined)
   const shape = `${suite.files} files × ${suite.testsPerFile} tests`
   pushAgainstFloor(
     8,
@@ -898,6 +913,15 @@ async function importAndSuite() {
     target: 'for context',
     ratio: suite.mockCpu / suite.trivialCpu,
   })
+  if (suite.base) {
+    figures.push({
+      goal: 8,
+      name: `the mock's suite over the \`--base\` build: wall time (CPU of vitest and its workers)`,
+      measured: `${ms(suite.base.wall)} (${ms(suite.base.cpu)})`,
+      target: 'for context',
+      ratio: suite.base.cpu / suite.trivialCpu,
+    })
+  }
   notes.push(
     `Import: each a fresh \`node --input-type=module -e\` in the repository (the package by its name: the built \`dist\`), compile cache off, medians of ${plan.importRounds} interleaved runs, less the median of a bare \`node -e 0\` (${ms(imported.bare)}). A test file's CPU: \`process.cpuUsage\` in a fresh process, \`msw\` and \`msw/node\` imported first, medians of ${plan.importRounds} processes. Vitest: wall time of \`vitest run\` (and the CPU time of vitest and its workers, from bash's \`times\`) over a scratch project with the package in its \`node_modules\`, each test one identify through \`fetch\`, ${plan.suiteRounds} interleaved run(s), medians.`,
   )

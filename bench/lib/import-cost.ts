@@ -42,6 +42,9 @@ export async function importCosts(rounds: number) {
 /** The phases of a test file {@link testFileCpu} measures, in the order they run. */
 const phases = ['import', 'createMockApi', 'ready', 'resets', 'calls'] as const
 
+/** The CPU time of each phase of a test file, in milliseconds. */
+export type TestFileCpu = Record<(typeof phases)[number], number>
+
 /**
  * The CPU time (main thread and Node's own threads, from `process.cpuUsage`) of each thing a
  * test file does with the mock, in a fresh process with `msw` and `msw/node` already imported
@@ -50,9 +53,19 @@ const phases = ['import', 'createMockApi', 'ready', 'resets', 'calls'] as const
  * `rounds` processes. CPU rather than wall time: on a shared machine it moves less with the
  * other work, and it is what a suite's workers share the cores by.
  */
+export async function testFileCpu(rounds: number): Promise<TestFileCpu>
+/**
+ * The same with the package of another build (`base`, a copy of this repository with its `dist`
+ * built) measured in turn with this one: a before and after from one run.
+ */
 export async function testFileCpu(
   rounds: number,
-): Promise<Record<(typeof phases)[number], number>> {
+  base: string,
+): Promise<{ this: TestFileCpu; base: TestFileCpu }>
+export async function testFileCpu(
+  rounds: number,
+  base?: string,
+): Promise<TestFileCpu | { this: TestFileCpu; base: TestFileCpu }> {
   const code = `const spent = []
 let at = process.cpuUsage()
 const phase = () => { const { user, system } = process.cpuUsage(at); spent.push((user + system) / 1000); at = process.cpuUsage() }
@@ -72,17 +85,23 @@ for (let i = 0; i < ${testsPerFile}; i++) {
 }
 phase()
 console.log(JSON.stringify(spent))`
-  const samples: number[][] = []
-  for (let round = 0; round < rounds; round++) {
+  // The package by its name from the build's own folder: its `dist`.
+  const measure = async (cwd: string) => {
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code], {
-      cwd: repoRoot,
+      cwd,
       env: freshEnv,
     })
-    samples.push(JSON.parse(stdout) as number[])
+    return JSON.parse(stdout) as number[]
   }
-  return Object.fromEntries(
-    phases.map((name, i) => [name, median(samples.map((spent) => spent[i] as number))]),
-  ) as Record<(typeof phases)[number], number>
+  const builds: Record<string, () => Promise<number[]>> = { this: () => measure(repoRoot) }
+  if (base) builds.base = () => measure(base)
+  const samples = await interleave(rounds, builds)
+  const medians = (of: number[][]) =>
+    Object.fromEntries(
+      phases.map((name, i) => [name, median(of.map((spent) => spent[i] as number))]),
+    ) as TestFileCpu
+  const [ours = [], theirs] = [samples.this, samples.base]
+  return theirs ? { this: medians(ours), base: medians(theirs) } : medians(ours)
 }
 
 const testsPerFile = 10
@@ -132,14 +151,14 @@ for (let i = 0; i < ${testsPerFile}; i++) {
  * the repository's other packages. `preserveSymlinks` keeps that path, so that vitest leaves the
  * package to Node, as it does any package under `node_modules`, instead of transforming it.
  */
-function suite(kind: 'mock' | 'trivial'): string {
+function suite(kind: 'mock' | 'trivial', packageRoot = repoRoot): string {
   const dir = mkdtempSync(join(tmpdir(), `identify-api-mock-suite-${kind}-`))
   const modules = join(dir, 'node_modules')
   mkdirSync(modules)
   for (const name of readdirSync(join(repoRoot, 'node_modules'))) {
     symlinkSync(join(repoRoot, 'node_modules', name), join(modules, name))
   }
-  symlinkSync(repoRoot, join(modules, 'identify-api-mock'))
+  symlinkSync(packageRoot, join(modules, 'identify-api-mock'))
   mkdirSync(join(dir, 'test'))
   for (let i = 0; i < files; i++) writeFileSync(join(dir, 'test', `f${i}.test.ts`), testFile(kind))
   writeFileSync(
@@ -186,17 +205,19 @@ async function vitestRun(dir: string): Promise<{ wall: number; cpu: number }> {
 /**
  * A suite of {@link files} files of {@link testsPerFile} tests each, every file creating a mock
  * and resetting it after each test, against the same suite over one trivial msw handler: the
- * wall time and the CPU time of a `vitest run` of each, interleaved.
+ * wall time and the CPU time of a `vitest run` of each, interleaved. With `base` (another build's
+ * folder), the mock's suite over that build's package too, in turn with the others.
  */
-export async function vitestSuiteCosts(rounds: number) {
-  const dirs = { mock: suite('mock'), trivial: suite('trivial') }
+export async function vitestSuiteCosts(rounds: number, base?: string) {
+  const dirs: Record<string, string> = { trivial: suite('trivial'), mock: suite('mock') }
+  if (base) dirs.base = suite('mock', base)
   try {
-    const samples = await interleave(rounds, {
-      trivial: () => vitestRun(dirs.trivial),
-      mock: () => vitestRun(dirs.mock),
-    })
-    const of = (key: keyof typeof samples, figure: 'wall' | 'cpu') =>
-      median(samples[key].map((sample) => sample[figure]))
+    const samples = await interleave(
+      rounds,
+      Object.fromEntries(Object.entries(dirs).map(([key, dir]) => [key, () => vitestRun(dir)])),
+    )
+    const of = (key: string, figure: 'wall' | 'cpu') =>
+      median((samples[key] ?? []).map((sample) => sample[figure]))
     return {
       files,
       testsPerFile,
@@ -204,6 +225,8 @@ export async function vitestSuiteCosts(rounds: number) {
       mock: of('mock', 'wall'),
       trivialCpu: of('trivial', 'cpu'),
       mockCpu: of('mock', 'cpu'),
+      // The same suite over the `base` build's package, when there is one.
+      base: samples.base && { wall: of('base', 'wall'), cpu: of('base', 'cpu') },
     }
   } finally {
     for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true })
