@@ -214,8 +214,8 @@ export class Transactions {
    */
   #measure(): PendingChanges | undefined | Promise<never> {
     const { db } = this.#ctx
-    const pending = db.pending()
-    if (pending.writes.length === 0) return undefined
+    const pending = db.pending(this.#store !== undefined)
+    if (pending.sizes.size === 0) return undefined
     const limit = this.#maxStateBytes
     if (pending.bytes > limit && pending.bytes > db.bytes) {
       this.#ctx.warn(
