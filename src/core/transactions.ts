@@ -134,15 +134,14 @@ export class Transactions {
       const outcome = decide()
       return outcome instanceof Promise ? outcome.then(keep) : keep(outcome)
     }, true)
-    if (!(kept instanceof Promise) && committed === undefined) return kept
-    return Promise.resolve(kept).then(async (outcome) => {
-      try {
-        await committed
-        return outcome
-      } catch (error) {
-        return failed(outcome, error)
-      }
-    })
+    const released = (outcome: T): T | Promise<T> =>
+      committed === undefined
+        ? outcome
+        : committed.then(
+            () => outcome,
+            (error: unknown) => failed(outcome, error),
+          )
+    return kept instanceof Promise ? kept.then(released) : released(kept)
   }
 
   /**
@@ -165,11 +164,11 @@ export class Transactions {
   /** `run` as the queue's last task: the next one runs once it has settled. */
   #queue<T>(run: Promise<T>): Promise<T> {
     this.#queued++
-    const settled = run.finally(() => {
+    const settled = () => {
       this.#queued--
-    })
-    this.#tail = settled.catch(() => undefined)
-    return settled
+    }
+    this.#tail = run.then(settled, settled)
+    return run
   }
 
   /**
