@@ -83,8 +83,13 @@ type Logged = StateChange & {
 
 /** One operation's changes, measured: what a state file writes, and the state's size after them. */
 export interface PendingChanges {
-  /** Each record written (its JSON) or removed (`json: null`), in the order they happened. */
+  /**
+   * Each record written (its JSON) or removed (`json: null`), in the order they happened; none
+   * when {@link Database.pending} was told that no store writes them.
+   */
   writes: { collection: CollectionName; record: object; json: string | null }[]
+  /** The JSON size of each record the changes touch once they are kept; 0 for one removed. */
+  sizes: Map<object, number>
   /** The JSON size of every record once the changes are kept, in characters. */
   bytes: number
 }
@@ -224,27 +229,36 @@ export class Database {
     Object.assign(record, fields)
   }
 
-  /** The changes of the operation under way, measured; {@link accept} or {@link undo} them next. */
-  pending(): PendingChanges {
+  /**
+   * The changes of the operation under way, measured; {@link accept} or {@link undo} them next.
+   * Without `writes` (no store writes them), a record changed in place once is measured by the
+   * fields it changed, its JSON not built.
+   */
+  pending(writes = true): PendingChanges {
     let bytes = this.#bytes
     const sizes = new Map<object, number>()
-    const writes: PendingChanges['writes'] = []
-    for (const { collection, op, record } of this.#log) {
-      const old = sizes.get(record) ?? this.#sizes.get(record) ?? 0
-      const json = op === 'put' ? JSON.stringify(record) : null
-      const size = json === null ? 0 : json.length
-      bytes += size - old
+    const written: PendingChanges['writes'] = []
+    for (const { collection, op, record, before } of this.#log) {
+      const seen = sizes.get(record)
+      const old = seen ?? this.#sizes.get(record)
+      let size = 0
+      if (op === 'put') {
+        const resized = writes || seen !== undefined ? undefined : resizedBy(record, before, old)
+        const json = resized === undefined ? JSON.stringify(record) : undefined
+        if (writes) written.push({ collection, record, json: json as string })
+        size = resized ?? (json as string).length
+      } else if (writes) written.push({ collection, record, json: null })
+      bytes += size - (old ?? 0)
       sizes.set(record, size)
-      writes.push({ collection, record, json })
     }
-    return { writes, bytes }
+    return { writes: written, sizes, bytes }
   }
 
   /** Keeps the changes of the operation under way, measured by {@link pending}, for good. */
-  accept({ writes, bytes }: PendingChanges): void {
-    for (const { record, json } of writes) {
-      if (json === null) this.#sizes.delete(record)
-      else this.#sizes.set(record, json.length)
+  accept({ sizes, bytes }: PendingChanges): void {
+    for (const [record, size] of sizes) {
+      if (size === 0) this.#sizes.delete(record)
+      else this.#sizes.set(record, size)
     }
     this.#bytes = bytes
     this.#log = []
@@ -257,7 +271,7 @@ export class Database {
    */
   hold(pending: PendingChanges): void {
     if (this.#held.length === 0) this.#heldBytes = this.#bytes
-    for (const { record } of pending.writes) {
+    for (const record of pending.sizes.keys()) {
       if (!this.#heldSizes.has(record)) this.#heldSizes.set(record, this.#sizes.get(record))
     }
     this.#held.push(...this.#log)
@@ -442,6 +456,25 @@ export class Database {
 
 function isCredential(name: CollectionName): name is CredentialCollectionName {
   return 'credential' in collectionTable[name]
+}
+
+/**
+ * The JSON size of `record` changed in place from `before` (the fields it replaced, as they
+ * were), when it was `old` characters: `old` plus what each changed value's JSON adds, a value
+ * left the same adding nothing. `undefined` when that is not exact (no size known, a change in
+ * place unknown, a field that is or was absent from the JSON): then the JSON is measured.
+ */
+function resizedBy(record: object, before: object | undefined, old: number | undefined) {
+  if (before === undefined || old === undefined) return undefined
+  let size = old
+  for (const [field, was] of Object.entries(before)) {
+    const now = (record as Record<string, unknown>)[field]
+    if (now === was && was !== undefined) continue
+    const [from, to] = [JSON.stringify(was), JSON.stringify(now)] as (string | undefined)[]
+    if (from === undefined || to === undefined) return undefined
+    size += to.length - from.length
+  }
+  return size
 }
 
 /** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */
