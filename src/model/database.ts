@@ -28,6 +28,22 @@ import { TimeOrder } from './time-order.ts'
 /** How many records a load creates between two turns of the event loop. */
 const loadSlice = 2048
 
+/** The states {@link generated} marked: built by the mock's own typed code. */
+const generatedStates = new WeakSet<object>()
+
+/**
+ * Marks `state` as built, every record of it, by the mock's own typed code from the schemas' types
+ * (the seeded data): a load copies its records without running the schemas' check on them (see
+ * docs/decisions/generated-records.md). A state with a record from anywhere else (a data file, a
+ * state file, a caller) is never marked, and each of its records is checked.
+ *
+ * @example const state = generated(seededState())
+ */
+export function generated(state: MockState): MockState {
+  generatedStates.add(state)
+  return state
+}
+
 /**
  * The `@msw/data` collections that hold the model a test reads and seeds: organisations, API keys
  * (hashed), users, groups, learning paths, progress, certificates. A consumer may read them with
@@ -336,7 +352,7 @@ export class Database {
 
   /**
    * Stores a copy of every record of `state`, each validated once by its collection's schema (the
-   * parse is the copy). The records of the model are staged: indexed, counted and readable when
+   * parse is the copy) unless the mock's own code built the state ({@link generated}). The records of the model are staged: indexed, counted and readable when
    * this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each object
    * kept as it is.
    */
@@ -354,10 +370,12 @@ export class Database {
 
   async #place(state: Partial<MockState>): Promise<void> {
     let loaded = 0
+    const checked = !generatedStates.has(state)
     for (const name of collectionNames) {
       const records: object[] = []
+      const { schema } = collectionTable[name]
       for (const record of state[name] ?? []) {
-        records.push(collectionTable[name].schema.parse(record))
+        records.push(checked ? schema.parse(record) : copyOf(record))
         // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
         if (++loaded % loadSlice === 0)
           await new Promise<void>((resolve) => afterReadyInput(resolve))
@@ -479,9 +497,10 @@ function resizedBy(record: object, before: object | undefined, old: number | und
 
 /** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */
 function copyOf<R extends object>(record: R): R {
-  const copy = { ...record }
-  for (const [key, value] of Object.entries(copy)) {
-    if (Array.isArray(value)) (copy as Record<string, unknown>)[key] = [...value]
+  const copy = { ...record } as Record<string, unknown>
+  for (const key in copy) {
+    const value = copy[key]
+    if (Array.isArray(value)) copy[key] = [...value]
   }
-  return copy
+  return copy as R
 }
