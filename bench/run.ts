@@ -538,6 +538,8 @@ async function startUp() {
   if (base) starts.base = () => bigStart(join(resolvePath(base), 'dist/src/server/cli.js'))
   const big = await interleave(plan.bigStarts, starts)
   const bigRuns = big.ours ?? []
+  // The server's CPU to its first answer: less swayed than the time by what else the machine runs.
+  const cpuMs = (runs: { cpuSeconds: number }[]) => median(runs.map((r) => r.cpuSeconds * 1000))
   if (big.base) {
     const baseMs = median(big.base.map((r) => r.ms))
     figures.push({
@@ -546,6 +548,13 @@ async function startUp() {
       measured: ms(baseMs),
       target: 'for context',
       ratio: baseMs / 2000,
+    })
+    figures.push({
+      goal: 4,
+      name: '`serve --users 100000`: server CPU at first 200, this build / `--base`',
+      measured: `${ms(cpuMs(bigRuns))} / ${ms(cpuMs(big.base))}`,
+      target: 'for context',
+      ratio: cpuMs(bigRuns) / cpuMs(big.base),
     })
   }
   const bigMs = median(bigRuns.map((r) => r.ms))

@@ -78,13 +78,13 @@ export async function startBareServer(
 /**
  * Runs `command` (a server printing its URL on a JSON line), sends it one request as soon as it
  * prints the URL, and measures the time from the spawn to the end of the answer (which must be a
- * 200), then stops it.
+ * 200), with the server's RSS and CPU time at that moment, then stops it.
  */
 export async function timeToFirst200(
   args: string[],
   firstRequest: (url: string, facts: StartFacts) => HttpRequest,
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ ms: number; rssBytes: number; peakRssBytes: number }> {
+): Promise<{ ms: number; rssBytes: number; peakRssBytes: number; cpuSeconds: number }> {
   const started = performance.now()
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env })
   try {
@@ -93,7 +93,9 @@ export async function timeToFirst200(
     const ms = performance.now() - started
     if (answer.status !== 200) throw new Error(`first answer ${answer.status}: ${answer.body}`)
     const status = child.pid ? processStatus(child.pid) : {}
-    return { ms, rssBytes: status.VmRSS ?? Number.NaN, peakRssBytes: status.VmHWM ?? Number.NaN }
+    const cpuSeconds = child.pid ? cpuSecondsOf(child.pid) : Number.NaN
+    const [rssBytes, peakRssBytes] = [status.VmRSS ?? Number.NaN, status.VmHWM ?? Number.NaN]
+    return { ms, rssBytes, peakRssBytes, cpuSeconds }
   } finally {
     await stop(child)
   }

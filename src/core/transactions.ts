@@ -34,6 +34,9 @@ export interface StateStore {
 /** The most operations whose changes are committed to a store as one group. */
 const maxGroup = 64
 
+/** What an API call kept in the open group waits for: its group's commit (see `#join`). */
+type Joined = { committed: Promise<void> } | undefined
+
 /** An API call held in the open group: its changes kept in memory, its answer not released. */
 interface Held {
   writes: PendingChanges['writes']
@@ -63,6 +66,8 @@ export class Transactions {
   #group: Held[] = []
   /** Whether a turn that commits the open group is on its way. */
   #commitQueued = false
+  /** The tasks queued or running (see {@link #turn}). */
+  #queued = 0
 
   constructor(ctx: RuleContext, maxStateBytes: number, store?: StateStore) {
     this.#ctx = ctx
@@ -90,7 +95,7 @@ export class Transactions {
     return this.#turn(async () => {
       await this.#commitGroup()
       return task()
-    })
+    }) as Promise<T>
   }
 
   /**
@@ -99,29 +104,70 @@ export class Transactions {
    * comes back once the group is committed. When its changes cannot be kept (past
    * `maxStateBytes`, or the group's commit failed) they are taken back, and `failed` gives the
    * outcome to return instead.
+   *
+   * A call that finds the queue empty runs at once, and one whose `decide` answers at once and
+   * that waits for no store (none, or no changes) returns its outcome itself, not a promise: the
+   * identify of a known user in process costs no turn of the microtask queue here.
    */
-  async call<T>(decide: () => Promise<T>, failed: (outcome: T, error: unknown) => T): Promise<T> {
+  call<T>(decide: () => T | Promise<T>, failed: (outcome: T, error: unknown) => T): T | Promise<T> {
     let committed: Promise<void> | undefined
-    const outcome = await this.#turn(async () => {
-      const outcome = await decide()
+    const keep = (outcome: T): T | Promise<T> => {
+      let joined: Joined | Promise<Joined>
       try {
-        committed = (await this.#join())?.committed
+        joined = this.#join()
       } catch (error) {
         return failed(outcome, error)
       }
-      return outcome
-    })
-    try {
-      await committed
-      return outcome
-    } catch (error) {
-      return failed(outcome, error)
+      if (!(joined instanceof Promise)) {
+        committed = joined?.committed
+        return outcome
+      }
+      return joined.then(
+        (kept) => {
+          committed = kept?.committed
+          return outcome
+        },
+        (error: unknown) => failed(outcome, error),
+      )
     }
+    const kept = this.#turn(() => {
+      const outcome = decide()
+      return outcome instanceof Promise ? outcome.then(keep) : keep(outcome)
+    }, true)
+    const released = (outcome: T): T | Promise<T> =>
+      committed === undefined
+        ? outcome
+        : committed.then(
+            () => outcome,
+            (error: unknown) => failed(outcome, error),
+          )
+    return kept instanceof Promise ? kept.then(released) : released(kept)
   }
 
-  #turn<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#tail.then(task)
-    this.#tail = run.catch(() => undefined)
+  /**
+   * Runs `task` once every task queued before it has finished; with `atOnce`, when none is
+   * queued or running, in this very call (and its result as `task` gives it).
+   */
+  #turn<T>(task: () => T | Promise<T>, atOnce = false): T | Promise<T> {
+    if (atOnce && this.#queued === 0) {
+      let result: T | Promise<T>
+      try {
+        result = task()
+      } catch (error) {
+        return Promise.reject(error)
+      }
+      return result instanceof Promise ? this.#queue(result) : result
+    }
+    return this.#queue(this.#tail.then(task))
+  }
+
+  /** `run` as the queue's last task: the next one runs once it has settled. */
+  #queue<T>(run: Promise<T>): Promise<T> {
+    this.#queued++
+    const settled = () => {
+      this.#queued--
+    }
+    this.#tail = run.then(settled, settled)
     return run
   }
 
@@ -163,30 +209,34 @@ export class Transactions {
 
   /**
    * The changes of the operation just run, measured; `undefined` when there are none. When they
-   * would pass `maxStateBytes`, takes them back and throws (a 500).
+   * would pass `maxStateBytes`, a promise that takes them back and rejects (a 500).
    */
-  async #measure(): Promise<PendingChanges | undefined> {
+  #measure(): PendingChanges | undefined | Promise<never> {
     const { db } = this.#ctx
-    const pending = db.pending()
-    if (pending.writes.length === 0) return undefined
+    const pending = db.pending(this.#store !== undefined)
+    if (pending.sizes.size === 0) return undefined
     const limit = this.#maxStateBytes
     if (pending.bytes > limit && pending.bytes > db.bytes) {
       this.#ctx.warn(
         `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
       )
-      await db.undo()
-      throw new ApiError('internal')
+      return db.undo().then(() => {
+        throw new ApiError('internal')
+      })
     }
     return pending
   }
 
   /**
-   * Keeps the changes of the API call just run in the open group: what settles once the group is
-   * committed (`undefined` without a store, or without changes: nothing to wait for).
+   * Keeps the changes of the API call just run: for good without a store (`undefined`: nothing
+   * to wait for, nor without changes); with one, in the open group, and then what settles once
+   * the group is committed (after that group's commit when it is full). A promise that rejects
+   * when they cannot be kept.
    */
-  async #join(): Promise<{ committed: Promise<void> } | undefined> {
-    const pending = await this.#measure()
+  #join(): Joined | Promise<Joined> {
+    const pending = this.#measure()
     if (pending === undefined) return undefined
+    if (pending instanceof Promise) return pending
     const { db } = this.#ctx
     if (this.#store === undefined) {
       db.accept(pending)
@@ -200,8 +250,8 @@ export class Transactions {
     // Awaited by the call once its turn ends: not an unhandled rejection before that.
     committed.catch(() => undefined)
     this.#group.push(held as Held)
-    if (this.#group.length >= maxGroup) await this.#commitGroup()
-    else if (!this.#commitQueued) {
+    if (this.#group.length >= maxGroup) return this.#commitGroup().then(() => ({ committed }))
+    if (!this.#commitQueued) {
       this.#commitQueued = true
       // After the calls that arrived with this one have had their turn: no wait when idle.
       afterReadyInput(() => {

@@ -28,6 +28,22 @@ import { TimeOrder } from './time-order.ts'
 /** How many records a load creates between two turns of the event loop. */
 const loadSlice = 2048
 
+/** The states {@link generated} marked: built by the mock's own typed code. */
+const generatedStates = new WeakSet<object>()
+
+/**
+ * Marks `state` as built, every record of it, by the mock's own typed code from the schemas' types
+ * (the seeded data): a load copies its records without running the schemas' check on them (see
+ * docs/decisions/generated-records.md). A state with a record from anywhere else (a data file, a
+ * state file, a caller) is never marked, and each of its records is checked.
+ *
+ * @example const state = generated(seededState())
+ */
+export function generated(state: MockState): MockState {
+  generatedStates.add(state)
+  return state
+}
+
 /**
  * The `@msw/data` collections that hold the model a test reads and seeds: organisations, API keys
  * (hashed), users, groups, learning paths, progress, certificates. A consumer may read them with
@@ -83,8 +99,13 @@ type Logged = StateChange & {
 
 /** One operation's changes, measured: what a state file writes, and the state's size after them. */
 export interface PendingChanges {
-  /** Each record written (its JSON) or removed (`json: null`), in the order they happened. */
+  /**
+   * Each record written (its JSON) or removed (`json: null`), in the order they happened; none
+   * when {@link Database.pending} was told that no store writes them.
+   */
   writes: { collection: CollectionName; record: object; json: string | null }[]
+  /** The JSON size of each record the changes touch once they are kept; 0 for one removed. */
+  sizes: Map<object, number>
   /** The JSON size of every record once the changes are kept, in characters. */
   bytes: number
 }
@@ -224,27 +245,36 @@ export class Database {
     Object.assign(record, fields)
   }
 
-  /** The changes of the operation under way, measured; {@link accept} or {@link undo} them next. */
-  pending(): PendingChanges {
+  /**
+   * The changes of the operation under way, measured; {@link accept} or {@link undo} them next.
+   * Without `writes` (no store writes them), a record changed in place once is measured by the
+   * fields it changed, its JSON not built.
+   */
+  pending(writes = true): PendingChanges {
     let bytes = this.#bytes
     const sizes = new Map<object, number>()
-    const writes: PendingChanges['writes'] = []
-    for (const { collection, op, record } of this.#log) {
-      const old = sizes.get(record) ?? this.#sizes.get(record) ?? 0
-      const json = op === 'put' ? JSON.stringify(record) : null
-      const size = json === null ? 0 : json.length
-      bytes += size - old
+    const written: PendingChanges['writes'] = []
+    for (const { collection, op, record, before } of this.#log) {
+      const seen = sizes.get(record)
+      const old = seen ?? this.#sizes.get(record)
+      let size = 0
+      if (op === 'put') {
+        const resized = writes || seen !== undefined ? undefined : resizedBy(record, before, old)
+        const json = resized === undefined ? JSON.stringify(record) : undefined
+        if (writes) written.push({ collection, record, json: json as string })
+        size = resized ?? (json as string).length
+      } else if (writes) written.push({ collection, record, json: null })
+      bytes += size - (old ?? 0)
       sizes.set(record, size)
-      writes.push({ collection, record, json })
     }
-    return { writes, bytes }
+    return { writes: written, sizes, bytes }
   }
 
   /** Keeps the changes of the operation under way, measured by {@link pending}, for good. */
-  accept({ writes, bytes }: PendingChanges): void {
-    for (const { record, json } of writes) {
-      if (json === null) this.#sizes.delete(record)
-      else this.#sizes.set(record, json.length)
+  accept({ sizes, bytes }: PendingChanges): void {
+    for (const [record, size] of sizes) {
+      if (size === 0) this.#sizes.delete(record)
+      else this.#sizes.set(record, size)
     }
     this.#bytes = bytes
     this.#log = []
@@ -257,7 +287,7 @@ export class Database {
    */
   hold(pending: PendingChanges): void {
     if (this.#held.length === 0) this.#heldBytes = this.#bytes
-    for (const { record } of pending.writes) {
+    for (const record of pending.sizes.keys()) {
       if (!this.#heldSizes.has(record)) this.#heldSizes.set(record, this.#sizes.get(record))
     }
     this.#held.push(...this.#log)
@@ -322,7 +352,7 @@ export class Database {
 
   /**
    * Stores a copy of every record of `state`, each validated once by its collection's schema (the
-   * parse is the copy). The records of the model are staged: indexed, counted and readable when
+   * parse is the copy) unless the mock's own code built the state ({@link generated}). The records of the model are staged: indexed, counted and readable when
    * this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each object
    * kept as it is. `parsed`: every record of `state` is already its schema's output (see
    * {@link isParsedState}), and is stored as a copy without a second parse (a reset's seed).
@@ -341,10 +371,12 @@ export class Database {
 
   async #place(state: Partial<MockState>, parsed: boolean): Promise<void> {
     let loaded = 0
+    const checked = !generatedStates.has(state)
     for (const name of collectionNames) {
       const records: object[] = []
+      const { schema } = collectionTable[name]
       for (const record of state[name] ?? []) {
-        records.push(parsed ? copyOf(record) : collectionTable[name].schema.parse(record))
+        records.push(checked && !parsed ? schema.parse(record) : copyOf(record))
         // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
         if (++loaded % loadSlice === 0)
           await new Promise<void>((resolve) => afterReadyInput(resolve))
@@ -459,11 +491,31 @@ function isCredential(name: CollectionName): name is CredentialCollectionName {
   return 'credential' in collectionTable[name]
 }
 
+/**
+ * The JSON size of `record` changed in place from `before` (the fields it replaced, as they
+ * were), when it was `old` characters: `old` plus what each changed value's JSON adds, a value
+ * left the same adding nothing. `undefined` when that is not exact (no size known, a change in
+ * place unknown, a field that is or was absent from the JSON): then the JSON is measured.
+ */
+function resizedBy(record: object, before: object | undefined, old: number | undefined) {
+  if (before === undefined || old === undefined) return undefined
+  let size = old
+  for (const [field, was] of Object.entries(before)) {
+    const now = (record as Record<string, unknown>)[field]
+    if (now === was && was !== undefined) continue
+    const [from, to] = [JSON.stringify(was), JSON.stringify(now)] as (string | undefined)[]
+    if (from === undefined || to === undefined) return undefined
+    size += to.length - from.length
+  }
+  return size
+}
+
 /** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */
 function copyOf<R extends object>(record: R): R {
-  const copy = { ...record }
-  for (const [key, value] of Object.entries(copy)) {
-    if (Array.isArray(value)) (copy as Record<string, unknown>)[key] = [...value]
+  const copy = { ...record } as Record<string, unknown>
+  for (const key in copy) {
+    const value = copy[key]
+    if (Array.isArray(value)) copy[key] = [...value]
   }
-  return copy
+  return copy as R
 }

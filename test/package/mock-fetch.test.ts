@@ -112,9 +112,11 @@ describe('api.fetch', () => {
       ['/api/v1/users/identify', undefined],
       [identify, { method: 'POST', headers: { 'x-bad': 'a\nb' }, body: json }],
     ]
+    // One clock for both: the two calls may fall on either side of a second.
+    const now = () => new Date(Date.UTC(2025, 7, 14, 15, 0, 0))
     for (const [input, init] of cases) {
-      const direct = createMockApi({ organisations })
-      const viaRequest = createMockApi({ organisations })
+      const direct = createMockApi({ organisations, now })
+      const viaRequest = createMockApi({ organisations, now })
       const answer = await direct.fetch(input, init).then(outcome, (error: Error) => error.name)
       const expected = await Promise.resolve()
         .then(() => viaRequest.dispatch(new Request(input, init)))

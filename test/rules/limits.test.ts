@@ -298,6 +298,29 @@ describe('maxStateBytes', () => {
     expect(deleted.status).toBe(200)
   })
 
+  it('counts exactly what a known user changed in place adds or takes away, escaped characters too', async () => {
+    const core = mock({ maxTokensPerUser: 1 })
+    const jsonSize = async () =>
+      Object.values(await core.state())
+        .flatMap((collection: object[]) => collection)
+        .reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const changes = [
+      {},
+      { firstName: 'Ada', lastName: 'Lovelace', userGroups: ['g1'] },
+      { firstName: 'Ada', lastName: 'Lovelace', userGroups: ['g1'] },
+      { firstName: 'A "quoted"\\ name\n', country: 'GB' },
+      { firstName: '😀\u0001\u2028', lastName: 'L', userGroups: [] },
+      { firstName: 'x'.repeat(500), userGroups: ['g1', 'g2'] },
+      { firstName: 'y' },
+    ]
+    for (const data of changes) {
+      const res = await identify(core, { id: 'u-1', data })
+      expect({ data, status: res.status }).toEqual({ data, status: 200 })
+      expect(core.stateBytes).toBe(await jsonSize())
+      advance(1)
+    }
+  })
+
   it('is 256 MiB by default', () => {
     expect(mock().options.maxStateBytes).toBe(256 * 1024 * 1024)
   })
