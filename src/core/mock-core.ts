@@ -2,8 +2,8 @@ import { z } from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
-import { type Collections, Database, isParsedState, type MockState } from '../model/database.ts'
-import { type Credentials, type Dataset, parsedDatasets, type Seed } from '../model/dataset.ts'
+import { type Collections, Database, type MockState } from '../model/database.ts'
+import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { orgKey } from '../model/indexes.ts'
 import {
   type MockApiOptions,
@@ -103,12 +103,6 @@ export class MockCore {
   readonly #tenants: TenantControls
   readonly #dispatch: DispatchDeps
   #loaded = false
-  /**
-   * Whether the seed's records are already their schemas' output: a load of the seed then copies
-   * them instead of parsing them again. Known from the start for the prebuilt default data (the
-   * build checked it), otherwise learnt at the first reset.
-   */
-  #seedParsed: boolean | undefined
 
   /**
    * `seed` builds the data to start from (the fixtures' `seedDataset` in the package);
@@ -124,7 +118,6 @@ export class MockCore {
     this.options = resolveOptions(options)
     const o = this.options
     this.#dataset = seed(o)
-    this.#seedParsed = parsedDatasets.has(this.#dataset) || undefined
     if (this.#dataset.state.organisations.length > o.maxOrganisations) {
       throw new InvalidInput(
         `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
@@ -186,9 +179,7 @@ export class MockCore {
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
     this.serving = transactions.exclusive(
-      transactions.load.bind(transactions, start.state, start.credentials, {
-        parsed: start === this.#dataset && this.#seedParsed === true,
-      }),
+      transactions.load.bind(transactions, start.state, start.credentials),
     )
     this.ready = this.serving.then(() => transactions.ctx.db.adopted)
     // Its failure is `serving`'s, which every request meets: a server that never awaits it
@@ -262,10 +253,7 @@ export class MockCore {
       // The store first: if it fails, the records stay as the store has them.
       transactions.store?.replace(this.#dataset.state)
       const replaced = transactions.ctx.db
-      this.#seedParsed ??= isParsedState(this.#dataset.state)
-      await transactions.load(this.#dataset.state, this.#dataset.credentials, {
-        parsed: this.#seedParsed,
-      })
+      await transactions.load(this.#dataset.state, this.#dataset.credentials)
       replaced.stopAdoption()
       this.#tenants.credentials = this.#dataset.credentials
       // In the queue: a call still under way, delayed or not, journals nothing once it ends.

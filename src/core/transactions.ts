@@ -288,16 +288,11 @@ export class Transactions {
 
   /**
    * Replaces the records with `state`, each validated by `@msw/data` with its schema. The keys of
-   * `credentials` are held in clear: the journal's redaction learns them. `parsed`: see
-   * {@link Database.load}.
+   * `credentials` are held in clear: the journal's redaction learns them.
    */
-  async load(
-    state: MockState,
-    credentials: readonly Credentials[],
-    { parsed = false } = {},
-  ): Promise<void> {
+  async load(state: MockState, credentials: readonly Credentials[]): Promise<void> {
     const db = new Database()
-    await db.load(state, { parsed })
+    await db.load(state)
     for (const key of credentials.flatMap((c) => c.apiKeys)) {
       db.secretFingerprints.add(key, hashSecret(key))
     }

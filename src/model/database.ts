@@ -354,13 +354,12 @@ export class Database {
    * Stores a copy of every record of `state`, each validated once by its collection's schema (the
    * parse is the copy) unless the mock's own code built the state ({@link generated}). The records of the model are staged: indexed, counted and readable when
    * this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each object
-   * kept as it is. `parsed`: every record of `state` is already its schema's output (see
-   * {@link isParsedState}), and is stored as a copy without a second parse (a reset's seed).
+   * kept as it is.
    */
-  async load(state: Partial<MockState>, { parsed = false } = {}): Promise<void> {
+  async load(state: Partial<MockState>): Promise<void> {
     this.#loading = true
     try {
-      await this.#place(state, parsed)
+      await this.#place(state)
     } finally {
       this.#loading = false
     }
@@ -369,14 +368,14 @@ export class Database {
     this.adopted = this.#adoptStaged()
   }
 
-  async #place(state: Partial<MockState>, parsed: boolean): Promise<void> {
+  async #place(state: Partial<MockState>): Promise<void> {
     let loaded = 0
     const checked = !generatedStates.has(state)
     for (const name of collectionNames) {
       const records: object[] = []
       const { schema } = collectionTable[name]
       for (const record of state[name] ?? []) {
-        records.push(checked && !parsed ? schema.parse(record) : copyOf(record))
+        records.push(checked ? schema.parse(record) : copyOf(record))
         // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
         if (++loaded % loadSlice === 0)
           await new Promise<void>((resolve) => afterReadyInput(resolve))
@@ -475,8 +474,8 @@ export class Database {
 
 /**
  * Whether every record of `state` is exactly what its collection's schema parses it to (the same
- * JSON, keys in the same order): a {@link Database.load} of it may then copy each record instead
- * of parsing it again. Parses every record once.
+ * JSON, keys in the same order): what the build checks of the prebuilt default data before a mock
+ * loads it as {@link generated}. Parses every record once.
  */
 export function isParsedState(state: Partial<MockState>): boolean {
   return collectionNames.every((name) =>

@@ -15,13 +15,6 @@ export interface Dataset {
 }
 
 /**
- * The datasets whose records are already their schemas' output, as the build checked the
- * prebuilt default data's (esbuild.config.ts): a mock loads their records as copies, without a
- * parse.
- */
-export const parsedDatasets = new WeakSet<Dataset>()
-
-/**
  * Builds a mock's starting data from its options. The core takes it as an argument, so that it
  * never imports the fixtures that build it (fixtures depend on the core, not the other way).
  *
