@@ -28,6 +28,9 @@ export type RequestHead = Omit<WireRequest, 'body' | 'bodyTooLarge'>
 /** A request's body as its transport read it: {@link WireRequest}'s `body` and `bodyTooLarge`. */
 export type RequestBody = Pick<WireRequest, 'body' | 'bodyTooLarge'>
 
+/** A body past {@link maxBodyBytes}, as every transport reports one: not read, and the flag. */
+export const bodyTooLarge = { body: null, bodyTooLarge: true } as const satisfies RequestBody
+
 /**
  * A request as a transport hands it to the mock's one path before reading its body: the mock
  * checks the route and the credentials first, then asks for the body only when the call may have

@@ -1,6 +1,6 @@
 import type { WireResponse } from '../base/errors.ts'
 import { readBytes } from '../base/read-bytes.ts'
-import { type IncomingRequest, maxBodyBytes, type WireRequest } from '../base/wire.ts'
+import { bodyTooLarge, type IncomingRequest, maxBodyBytes, type WireRequest } from '../base/wire.ts'
 
 /**
  * A Fetch `Request` as the mock's one path reads it, its body read only when asked, up to
@@ -21,7 +21,7 @@ export function fromFetchRequest(request: Request): IncomingRequest {
       if (!request.body) return { body: null }
       try {
         const { bytes, complete } = await readBytes(request.body, maxBodyBytes)
-        return complete ? { body: bytes } : { body: null, bodyTooLarge: true }
+        return complete ? { body: bytes } : bodyTooLarge
       } catch {
         return undefined
       }

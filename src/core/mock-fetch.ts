@@ -1,4 +1,4 @@
-import { maxBodyBytes, type WireRequest } from '../base/wire.ts'
+import { bodyTooLarge, maxBodyBytes, type WireRequest } from '../base/wire.ts'
 import { toFetchResponse } from './fetch-adapter.ts'
 import type { MockCore } from './mock-core.ts'
 
@@ -55,9 +55,6 @@ const plainInitMembers = new Set(['method', 'headers', 'body', 'signal'])
 
 const encoder = new TextEncoder()
 
-/** A body past {@link maxBodyBytes}, as the `Request` path reads one: none, and the flag. */
-const tooLarge = { body: null, bodyTooLarge: true } as const
-
 /**
  * The request a `fetch(input, init)` call makes, read straight from its arguments when they are
  * the common case (a string or `URL`, a string body or none, a method `Request` would only
@@ -86,6 +83,6 @@ function plainRequestOf(
     headers.set('content-type', 'text/plain;charset=UTF-8')
   }
   const bytes = body === null ? null : encoder.encode(body)
-  const read = bytes && bytes.byteLength > maxBodyBytes ? tooLarge : { body: bytes }
+  const read = bytes && bytes.byteLength > maxBodyBytes ? bodyTooLarge : { body: bytes }
   return { url, wire: { method, target: url.pathname + url.search, headers, ...read } }
 }

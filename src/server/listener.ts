@@ -3,6 +3,7 @@ import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import {
+  bodyTooLarge,
   type IncomingRequest,
   incomingOf,
   maxBodyBytes,
@@ -233,7 +234,7 @@ async function readBodyOf(
   return streamBody(req, bodies, held)
 }
 
-const tooLarge = { read: 'tooLarge', body: { body: null, bodyTooLarge: true } } as const
+const tooLarge = { read: 'tooLarge', body: bodyTooLarge } as const
 
 /** {@link readBodyOf} for a body still on its way: read as it comes, `announced` bytes held. */
 function streamBody(
