@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { readdirSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { answersWithin, freePort, repoRoot, send } from './processes.ts'
@@ -29,11 +30,16 @@ export async function startWireMock(body: string): Promise<StubServer | Unavaila
   const jar = readdirSync(folder).find((name) => name.endsWith('.jar'))
   if (!jar) return { unavailable: `no jar in ${folder}` }
   const port = await freePort()
+  // WireMock makes its `mappings` and `__files` folders under its root: a folder of its own, not
+  // the directory the bench was run from.
+  const root = mkdtempSync(join(tmpdir(), 'bench-wiremock-'))
   const child = spawn(
     'java',
     [
       '-jar',
       join(folder, jar),
+      '--root-dir',
+      root,
       '--port',
       String(port),
       '--bind-address',
@@ -47,13 +53,18 @@ export async function startWireMock(body: string): Promise<StubServer | Unavaila
   const url = `http://127.0.0.1:${port}`
   if (!(await answersWithin(`${url}/__admin/health`, 60_000, () => running(child)))) {
     child.kill('SIGKILL')
+    rmSync(root, { recursive: true, force: true })
     return { unavailable: 'WireMock did not start within 60 s' }
   }
   await postJson(`${url}/__admin/mappings`, {
     request: { method: 'POST', url: identifyPath },
     response: { status: 200, headers: { 'Content-Type': 'application/json' }, body },
   })
-  return { url, pid: child.pid as number, stop: () => child.kill('SIGTERM') }
+  const stop = () => {
+    child.kill('SIGTERM')
+    rmSync(root, { recursive: true, force: true })
+  }
+  return { url, pid: child.pid as number, stop }
 }
 
 /**
