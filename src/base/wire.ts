@@ -1,5 +1,6 @@
 import type { z } from 'zod'
 import { ApiError, type WireResponse } from './errors.ts'
+import type { MaybePromise } from './maybe-promise.ts'
 
 /** Answers one request, never by throwing: what every part of the site and the front door are. */
 export type Responder = (request: WireRequest) => Promise<WireResponse>
@@ -46,7 +47,7 @@ export interface IncomingRequest extends RequestHead {
    * Rejects with an `ApiError` the transport answers instead (the server's 503 past its budget of
    * bodies being read).
    */
-  readBody(): Promise<RequestBody | undefined>
+  readBody(): MaybePromise<RequestBody | undefined>
   /**
    * Whether the transport holds the body already (a Fetch `Request` in the same process), so that
    * reading it costs nothing: a call refused before authentication then still journals what its
@@ -65,7 +66,7 @@ export function incomingOf(request: WireRequest): IncomingRequest {
   return {
     ...head,
     bodyAtHand: true,
-    readBody: async () => ({ body, ...(bodyTooLarge && { bodyTooLarge }) }),
+    readBody: () => ({ body, ...(bodyTooLarge && { bodyTooLarge }) }),
   }
 }
 

@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { withFastAccept } from '../api/fast-accept.ts'
 import { type ApiErrorCode, jsonResponse, type WireResponse } from '../base/errors.ts'
+import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { parseJsonBody, type WireRequest } from '../base/wire.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { type JsonValue, journaledBody } from './journaled-body.ts'
@@ -41,7 +42,7 @@ export interface ApiRouteSpec<
   /** The errors the API description lists for it: the only statuses a forced fault may take. */
   errors: E
   /** The rule: runs once the caller is authenticated as `orgId` and the request is read. */
-  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => R | Promise<R>
+  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => MaybePromise<R>
   /** Headers of every answer of the route, whatever its status. */
   headers?: Record<string, string>
   /** What the OpenAPI document says of it. */
@@ -56,7 +57,7 @@ export interface RouteCall<O extends string, A> {
    * The rule's answer, 200, with the route's `headers`; its errors are thrown. Given at once
    * (no promise, no turn of the event loop) when the rule answers at once.
    */
-  answer(ctx: RuleContext, orgId: string): WireResponse | Promise<WireResponse>
+  answer(ctx: RuleContext, orgId: string): MaybePromise<WireResponse>
 }
 
 /**
@@ -103,7 +104,7 @@ export function apiRoute<
           B
         >
         const result = run(ctx, orgId, input)
-        return result instanceof Promise ? result.then(ok) : ok(result)
+        return andThen(result, ok)
       },
     }
   }

@@ -1,4 +1,5 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { sleep } from '../base/time.ts'
 import {
   type IncomingRequest,
@@ -43,14 +44,15 @@ interface Outcome {
  * credentials (whose organisation owns the call), the body (read only for a call allowed to
  * have one), then the call's turn in the queue (a forced fault, the rule, keeping its changes),
  * the delay, and the journal. `undefined` when the client went away before its body was read.
- * Never throws: every failure is an error response.
+ * Never fails: every failure is an error response. The answer comes at once, without a promise,
+ * when nothing on the way waits (a body at hand, a rule that answers at once, no store, no delay).
  *
  * @example const response = await answerRequest(deps, fromFetchRequest(request))
  */
-export async function answerRequest(
+export function answerRequest(
   deps: DispatchDeps,
   request: IncomingRequest,
-): Promise<WireResponse | undefined> {
+): MaybePromise<WireResponse | undefined> {
   const started = performance.now()
   const pathname = pathnameOf(request.target)
   if (siteRowOf(pathname).part === 'webView') return answerWebViewRequest(deps, request, started)
@@ -79,30 +81,23 @@ export async function answerRequest(
   // A call belongs to the organisation whose key it carried; one refused before that, to the
   // organisation its request names, as far as it was read (below).
   const ticket = journal.begin(owner)
-  // The body is read only for a call that may have one, or when it costs nothing: never for the
-  // server's refused calls. A body at hand (in process) is read in the call's turn, so that calls
-  // made one after another are answered in that order; the server's, before it, so that a slow
-  // upload holds no other call back.
-  const reads = route.hasBody && (owner !== undefined || request.bodyAtHand)
-  let read: BodyOutcome | undefined
-  if (reads && !request.bodyAtHand) {
-    read = await readBodyOf(request)
-    if (read.body === undefined && read.failure === undefined) {
-      journal.end(ticket)
-      return undefined
-    }
-  }
-  return finish(deps, request, ticket, started, async () => {
+  const decide = (read: BodyOutcome | undefined): MaybePromise<Outcome> => {
     const { ctx } = transactions
-    if (reads && read === undefined) read = await readBodyOf(request)
     const begun = route.begin(wireRequestOf(request, read?.body), params)
     // The organisation and user its request names, read once: its owner when refused before its
     // key, the scope of a forced fault, the journal's answer shape.
     const target = targetOf(begun.call as CallRequest)
     if (owner === undefined) ticket.owner = namedOrganisation(deps, target)
-    let response: WireResponse
     let delayMs = 0
-    let answered = false
+    const outcome = (response: WireResponse, answered: boolean): Outcome => {
+      // The journal never holds a secret, whatever the answer: not in the request, not in the path.
+      const call = redactCall(ctx, begun.call, answered)
+      const path = call === begun.call ? pathname : redactPath(ctx, pathname)
+      const shape = answered && call.operation === 'identify' ? shapeNoteOf(ctx, target) : undefined
+      return { response, delayMs, call, shape, path }
+    }
+    const refusal = (error: unknown) => outcome(route.withHeaders(toErrorResponse(error)), false)
+    let answer: MaybePromise<WireResponse>
     try {
       if (refused !== undefined) throw refused
       if (read?.failure !== undefined) throw read.failure
@@ -114,19 +109,31 @@ export async function answerRequest(
         delayMs = fault.delayMs
         throw new ApiError(fault.code)
       }
-      // No turn of the event loop for a rule that answers at once (identify of a known user).
-      const answer = begun.answer(ctx, caller)
-      response = answer instanceof Promise ? await answer : answer
-      answered = true
+      answer = begun.answer(ctx, caller)
     } catch (error) {
-      response = route.withHeaders(toErrorResponse(error))
+      return refusal(error)
     }
-    // The journal never holds a secret, whatever the answer: not in the request, not in the path.
-    const call = redactCall(ctx, begun.call, answered)
-    const path = call === begun.call ? pathname : redactPath(ctx, pathname)
-    const shape = answered && call.operation === 'identify' ? shapeNoteOf(ctx, target) : undefined
-    return { response, delayMs, call, shape, path }
-  })
+    return answer instanceof Promise
+      ? answer.then((response) => outcome(response, true), refusal)
+      : outcome(answer, true)
+  }
+  // The body is read only for a call that may have one, or when it costs nothing: never for the
+  // server's refused calls. A body at hand (in process) is read in the call's turn, so that calls
+  // made one after another are answered in that order; the server's, before it, so that a slow
+  // upload holds no other call back.
+  const reads = route.hasBody && (owner !== undefined || request.bodyAtHand)
+  if (reads && !request.bodyAtHand) {
+    return andThen(readBodyOf(request), (read) => {
+      if (read.body !== undefined || read.failure !== undefined) {
+        return finish(deps, request, ticket, started, () => decide(read))
+      }
+      journal.end(ticket)
+      return undefined
+    })
+  }
+  return finish(deps, request, ticket, started, () =>
+    reads ? andThen(readBodyOf(request), decide) : decide(undefined),
+  )
 }
 
 /** `request` with the body its transport read: what a route reads. */
@@ -143,38 +150,45 @@ interface BodyOutcome {
   failure?: unknown
 }
 
-async function readBodyOf(request: IncomingRequest): Promise<BodyOutcome> {
-  try {
-    const body = await request.readBody()
+function readBodyOf(request: IncomingRequest): MaybePromise<BodyOutcome> {
+  const outcome = (body: RequestBody | undefined): BodyOutcome =>
     // Gone while in process: the caller has stopped listening; the call is answered 400.
-    if (body === undefined && request.bodyAtHand) return { failure: new ApiError('badRequest') }
-    return body === undefined ? {} : { body }
+    body === undefined
+      ? request.bodyAtHand
+        ? { failure: new ApiError('badRequest') }
+        : {}
+      : { body }
+  const failure = (error: unknown): BodyOutcome => ({ failure: error })
+  try {
+    const body = request.readBody()
+    return body instanceof Promise ? body.then(outcome, failure) : outcome(body)
   } catch (error) {
-    return { failure: error }
+    return failure(error)
   }
 }
 
 /** The web view: no API key, and the organisation it names owns it only when it is one. */
-async function answerWebViewRequest(
+function answerWebViewRequest(
   deps: DispatchDeps,
   request: IncomingRequest,
   started: number,
-): Promise<WireResponse> {
+): MaybePromise<WireResponse> {
   const named = new URL(request.target, 'http://webview.invalid').searchParams.get('orgId')
   // Never a secret: the name is kept only when it is an organisation's.
   const ticket = deps.journal.begin(
     named !== null && deps.hasOrganisation(named) ? named : undefined,
   )
   const path = pathnameOf(request.target)
-  return finish(deps, request, ticket, started, async () => ({
-    response: await answerWebView(
-      deps.transactions.ctx,
-      { ...request, body: null },
-      deps.options.webViewMessages,
+  return finish(deps, request, ticket, started, () =>
+    andThen(
+      answerWebView(
+        deps.transactions.ctx,
+        { ...request, body: null },
+        deps.options.webViewMessages,
+      ),
+      (response) => ({ response, delayMs: 0, path }),
     ),
-    delayMs: 0,
-    path,
-  }))
+  )
 }
 
 /**
@@ -182,48 +196,63 @@ async function answerWebViewRequest(
  * them; with a store, once the group the call joined is committed), waits the forced and the
  * global delay, then journals the call for its ticket.
  */
-async function finish(
+function finish(
   deps: DispatchDeps,
   request: IncomingRequest,
   ticket: CallTicket,
   started: number,
-  decide: () => Outcome | Promise<Outcome>,
-): Promise<WireResponse> {
+  decide: () => MaybePromise<Outcome>,
+): MaybePromise<WireResponse> {
   const { transactions, journal, options } = deps
-  let entry: JournalEntry | undefined
-  try {
-    const { response, delayMs, path, call, shape } = await transactions.call(
-      async (): Promise<Outcome> => {
-        try {
-          return await decide()
-        } catch (error) {
-          // A bug in a rule or the redaction: still an answer, and a journal entry with no secret.
-          const path = redactPath(transactions.ctx, pathnameOf(request.target))
-          return { response: toErrorResponse(error), delayMs: 0, path }
-        }
-      },
-      failedOutcome,
-    )
-    const delay = delayMs + options.delayMs
-    if (delay > 0) await sleep(delay)
-    // Built whole, in the order the journal lists its fields: no copy of the call.
-    const time = formatTimestamp(transactions.ctx.now())
-    const { method } = request
-    const { status } = response
-    const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-    if (call === undefined) entry = { time, method, path, status, durationMs }
-    else {
-      const { operation, request: asked } = call
-      entry = (
-        shape === undefined
-          ? { time, method, path, status, durationMs, operation, request: asked }
-          : { time, method, path, status, durationMs, operation, request: asked, shape }
-      ) as JournalEntry
-    }
-    return response
-  } finally {
-    journal.end(ticket, entry)
+  // A bug in a rule or the redaction: still an answer, and a journal entry with no secret.
+  const failed = (error: unknown): Outcome => {
+    const path = redactPath(transactions.ctx, pathnameOf(request.target))
+    return { response: toErrorResponse(error), delayMs: 0, path }
   }
+  const journaled = ({ response, delayMs, path, call, shape }: Outcome): WireResponse => {
+    let entry: JournalEntry | undefined
+    try {
+      // Built whole, in the order the journal lists its fields: no copy of the call.
+      const time = formatTimestamp(transactions.ctx.now())
+      const { method } = request
+      const { status } = response
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+      if (call === undefined) entry = { time, method, path, status, durationMs }
+      else {
+        const { operation, request: asked } = call
+        entry = (
+          shape === undefined
+            ? { time, method, path, status, durationMs, operation, request: asked }
+            : { time, method, path, status, durationMs, operation, request: asked, shape }
+        ) as JournalEntry
+      }
+      return response
+    } finally {
+      journal.end(ticket, entry)
+    }
+  }
+  const delayed = (outcome: Outcome): MaybePromise<WireResponse> => {
+    const delay = outcome.delayMs + options.delayMs
+    return delay > 0 ? sleep(delay).then(() => journaled(outcome)) : journaled(outcome)
+  }
+  const unjournaled = (error: unknown): never => {
+    journal.end(ticket)
+    throw error
+  }
+  let decided: MaybePromise<Outcome>
+  try {
+    decided = transactions.call(() => {
+      try {
+        const outcome = decide()
+        return outcome instanceof Promise ? outcome.catch(failed) : outcome
+      } catch (error) {
+        return failed(error)
+      }
+    }, failedOutcome)
+  } catch (error) {
+    return unjournaled(error)
+  }
+  return decided instanceof Promise ? decided.then(delayed, unjournaled) : delayed(decided)
 }
 
 /** The outcome of a call whose changes could not be kept: the failure's answer. */

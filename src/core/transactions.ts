@@ -1,4 +1,5 @@
 import { ApiError } from '../base/errors.ts'
+import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { hashSecret } from '../base/secrets.ts'
 import { afterReadyInput } from '../base/time.ts'
 import { Database, type MockState, type PendingChanges } from '../model/database.ts'
@@ -109,9 +110,12 @@ export class Transactions {
    * that waits for no store (none, or no changes) returns its outcome itself, not a promise: the
    * identify of a known user in process costs no turn of the microtask queue here.
    */
-  call<T>(decide: () => T | Promise<T>, failed: (outcome: T, error: unknown) => T): T | Promise<T> {
+  call<T>(
+    decide: () => MaybePromise<T>,
+    failed: (outcome: T, error: unknown) => T,
+  ): MaybePromise<T> {
     let committed: Promise<void> | undefined
-    const keep = (outcome: T): T | Promise<T> => {
+    const keep = (outcome: T): MaybePromise<T> => {
       let joined: Joined | Promise<Joined>
       try {
         joined = this.#join()
@@ -132,16 +136,16 @@ export class Transactions {
     }
     const kept = this.#turn(() => {
       const outcome = decide()
-      return outcome instanceof Promise ? outcome.then(keep) : keep(outcome)
+      return andThen(outcome, keep)
     }, true)
-    const released = (outcome: T): T | Promise<T> =>
+    const released = (outcome: T): MaybePromise<T> =>
       committed === undefined
         ? outcome
         : committed.then(
             () => outcome,
             (error: unknown) => failed(outcome, error),
           )
-    return kept instanceof Promise ? kept.then(released) : released(kept)
+    return andThen(kept, released)
   }
 
   /**

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { pathnameOf, type RequestHead } from '../base/wire.ts'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
@@ -149,11 +150,11 @@ const preflightHeaders = {
  * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [] })
  */
 export function guardAnswer<R extends RequestHead, A extends WireResponse | undefined>(
-  answer: (request: R) => Promise<A>,
+  answer: (request: R) => MaybePromise<A>,
   policy: FrontDoorPolicy,
-): (request: R) => Promise<A | WireResponse> {
+): (request: R) => MaybePromise<A | WireResponse> {
   const admits = admitsAuthority(hostRule(policy.allowedHosts))
-  return async (raw) => {
+  return (raw) => {
     const host = raw.headers.get('host')
     // Repeated field lines reach the adapter joined by commas; a Host is never a list.
     if (!host || host.includes(',')) return toErrorResponse(new ApiError('badRequest'))
@@ -175,12 +176,16 @@ export function guardAnswer<R extends RequestHead, A extends WireResponse | unde
         body: '',
       }
     }
-    const response = await answer(request)
-    if (!response || !cors || apiMethods.length === 0) return response
-    return {
-      ...response,
-      headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
-    }
+    const answered = answer(request)
+    if (!cors || apiMethods.length === 0) return answered
+    return andThen(
+      answered,
+      (response) =>
+        response && {
+          ...response,
+          headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
+        },
+    )
   }
 }
 

@@ -2,6 +2,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import type { MaybePromise } from '../base/maybe-promise.ts'
 import {
   bodyTooLarge,
   type IncomingRequest,
@@ -45,8 +46,11 @@ export const maxBodiesBytes = 64 * 1024 * 1024
 
 /** The mock, its control endpoints and the front door, answering one request. */
 export interface SiteAnswer {
-  /** The answer; `undefined` when the client went away before its body was read. */
-  answer: (request: IncomingRequest) => Promise<WireResponse | undefined>
+  /**
+   * The answer; `undefined` when the client went away before its body was read. Given at once,
+   * without a promise, when nothing on its way waited. Never throws nor rejects.
+   */
+  answer: (request: IncomingRequest) => MaybePromise<WireResponse | undefined>
 }
 
 /**
@@ -68,9 +72,18 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Sit
   // Not async: the mock's answer is handed on as it is, without a promise around it.
   const guarded = guardAnswer((request: IncomingRequest) => {
     const row = siteRowOf(pathnameOf(request.target))
-    return row.by === 'dispatch' ? core.answer(request) : serve(request, row.part)
+    return row.by === 'dispatch' ? core.answerAtOnce(request) : serve(request, row.part)
   }, frontDoor)
-  return { answer: (request) => guarded(request).catch(toErrorResponse) }
+  return {
+    answer: (request) => {
+      try {
+        const answered = guarded(request)
+        return answered instanceof Promise ? answered.catch(toErrorResponse) : answered
+      } catch (error) {
+        return toErrorResponse(error)
+      }
+    },
+  }
 }
 
 /**
@@ -106,25 +119,32 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
     const hasBody =
       req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
     let read: BodyRead = hasBody ? 'unread' : 'read'
-    const readBody = async () => {
-      if (!hasBody) return { body: null }
-      const outcome = await readBodyOf(req, bodies)
-      read = outcome.read
-      if (outcome.read === 'overBudget') throw new ApiError('serviceUnavailable')
-      return outcome.body
+    const readBody = () =>
+      hasBody
+        ? readBodyOf(req, bodies).then((outcome) => {
+            read = outcome.read
+            if (outcome.read === 'overBudget') throw new ApiError('serviceUnavailable')
+            return outcome.body
+          })
+        : { body: null }
+    const write = (response: WireResponse | undefined) => {
+      if (!response || read === 'gone') return
+      if (read === 'overBudget') {
+        writeResponse(res, response, { close: true })
+        res.once('finish', () => req.socket.destroy())
+      } else if (read === 'unread' || read === 'tooLarge') {
+        writeResponse(res, response, { close: true, lingerMs })
+      } else writeResponse(res, response, { close: last })
     }
-    site
-      .answer({ ...requestLine(req), bodyAtHand: false, readBody })
-      .then((response) => {
-        if (!response || read === 'gone') return
-        if (read === 'overBudget') {
-          writeResponse(res, response, { close: true })
-          res.once('finish', () => req.socket.destroy())
-        } else if (read === 'unread' || read === 'tooLarge') {
-          writeResponse(res, response, { close: true, lingerMs })
-        } else writeResponse(res, response, { close: last })
-      })
-      .catch(() => res.destroy())
+    const answered = site.answer({ ...requestLine(req), bodyAtHand: false, readBody })
+    if (answered instanceof Promise) answered.then(write).catch(() => res.destroy())
+    else {
+      try {
+        write(answered)
+      } catch {
+        res.destroy()
+      }
+    }
   }
 }
 
@@ -136,7 +156,7 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
 export function createConnectListener(answer: SiteAnswer['answer']) {
   return (req: IncomingMessage, socket: Duplex) => {
     socket.on('error', () => socket.destroy())
-    answer(incomingOf({ ...requestLine(req), body: null }))
+    Promise.resolve(answer(incomingOf({ ...requestLine(req), body: null })))
       .then((response) => {
         if (response && socket.writable) socket.end(rawResponse(response))
         else socket.destroy()

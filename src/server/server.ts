@@ -69,12 +69,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const release = memoryReleaser(() => core.stateBytes)
   const site: SiteAnswer = {
     ...served,
-    answer: async (request) => {
-      try {
-        return await served.answer(request)
-      } finally {
-        void release()
-      }
+    answer: (request) => {
+      const answered = served.answer(request)
+      if (answered instanceof Promise) return answered.finally(() => void release())
+      void release()
+      return answered
     },
   }
   const server = createServer(
