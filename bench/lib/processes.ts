@@ -2,6 +2,7 @@ import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Credentials } from '../../fixtures/build-dataset.ts'
 import type { ServerOptions } from '../../src/server/server.ts'
@@ -33,8 +34,16 @@ export interface MockServer {
   kill(): Promise<void>
 }
 
-export async function startMockServer(options: ServerOptions = {}): Promise<MockServer> {
-  const child = fork(serverChildPath, [JSON.stringify(options)], {
+/**
+ * Starts a standalone mock server; `checkout`: the one of another checkout of the repository
+ * (its own `bench/server-child.ts` and sources), as {@link checkoutOf} makes one.
+ */
+export async function startMockServer(
+  options: ServerOptions = {},
+  checkout?: string,
+): Promise<MockServer> {
+  const childPath = checkout ? join(checkout, 'bench', 'server-child.ts') : serverChildPath
+  const child = fork(childPath, [JSON.stringify(options)], {
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
