@@ -12,8 +12,21 @@ const tokensPerDraw = 256
 const hexDigits = [...'0123456789abcdef'].map((c) => c.charCodeAt(0))
 const encoder = new TextEncoder()
 
-/** Lowercase hex of `bytes`, as one flat string. */
-export function hexOf(bytes: Uint8Array): string {
+/**
+ * Lowercase hex of `bytes`, as one flat string: the engine's own `Uint8Array#toHex` where it has
+ * it (Node 25 and later; twice the speed), two characters a byte from a table elsewhere.
+ */
+export const hexOf: (bytes: Uint8Array) => string =
+  typeof (Uint8Array.prototype as { toHex?: unknown }).toHex === 'function'
+    ? (bytes) => (bytes as Uint8Array & { toHex(): string }).toHex()
+    : hexFromTable
+
+/**
+ * {@link hexOf} for an engine without `Uint8Array#toHex` (Node 22 and 24, older browsers).
+ *
+ * @example hexFromTable(new Uint8Array([0, 255])) // '00ff'
+ */
+export function hexFromTable(bytes: Uint8Array): string {
   const codes = new Array<number>(bytes.length * 2)
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i] as number

@@ -49,12 +49,13 @@ export function identifyUser(
     throw new ApiError('internal')
   }
 
-  const now = formatTimestamp(ctx.now())
+  const at = ctx.now()
+  const now = formatTimestamp(at)
   if (user && missingGroups.length === 0) {
     ctx.db.update('users', user, changesOf(data, userGroups, now))
-    return answer(ctx, id, user)
+    return answer(ctx, id, user, at)
   }
-  return createThenAnswer(ctx, request, user, { userGroups, missingGroups, now })
+  return createThenAnswer(ctx, request, user, { userGroups, missingGroups, at, now })
 }
 
 /** The rest of {@link identifyUser} when it creates records: the groups it names, and the user. */
@@ -65,8 +66,9 @@ async function createThenAnswer(
   {
     userGroups,
     missingGroups,
+    at,
     now,
-  }: { userGroups?: string[]; missingGroups: string[]; now: string },
+  }: { userGroups?: string[]; missingGroups: string[]; at: Date; now: string },
 ): Promise<IdentifyUserResponse> {
   for (const groupId of missingGroups) {
     await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
@@ -88,13 +90,16 @@ async function createThenAnswer(
       lastActive: now,
     })
   }
-  return answer(ctx, id, user)
+  return answer(ctx, id, user, at)
 }
 
-/** Identify's answer for `user` as it now is, with a new sign-in token: where the answer is built. */
-function answer(ctx: RuleContext, id: string, user: UserRecord): IdentifyUserResponse {
+/**
+ * Identify's answer for `user` as it now is, with a new sign-in token issued `at` the call's
+ * time: where the answer is built.
+ */
+function answer(ctx: RuleContext, id: string, user: UserRecord, at: Date): IdentifyUserResponse {
   const profile = shapeAnswer(ctx, user, toUserProfile(ctx, user))
-  const token = mintSignInToken(ctx, user)
+  const token = mintSignInToken(ctx, user, at)
   return { id, data: profile, token }
 }
 

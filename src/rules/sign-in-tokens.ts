@@ -7,15 +7,15 @@ import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
 import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
- * Issues a new sign-in token for `user` and stores only its hash. Earlier tokens of the user stay
- * valid, up to `maxTokensPerUser` in all: a token beyond drops the user's oldest, redeemed or not.
- * Expired records (tokens, web-view sessions) are swept first, so what is kept stays bounded.
+ * Issues a new sign-in token for `user` at `now` (the clock's time by default) and stores only its
+ * hash. Earlier tokens of the user stay valid, up to `maxTokensPerUser` in all: a token beyond
+ * drops the user's oldest, redeemed or not. Expired records (tokens, web-view sessions) are swept
+ * first, so what is kept stays bounded.
  *
  * @example
  * const token = mintSignInToken(ctx, user)
  */
-export function mintSignInToken(ctx: RuleContext, user: UserRecord): string {
-  const now = ctx.now()
+export function mintSignInToken(ctx: RuleContext, user: UserRecord, now = ctx.now()): string {
   sweepExpired(ctx, now)
   makeRoomForOneMore(ctx.db.signInTokensByUserId.get(user.userId), ctx.maxTokensPerUser, (oldest) =>
     ctx.db.signInTokens.delete(oldest),

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { parseOptions } from '../base/errors.ts'
+import { andThen } from '../base/maybe-promise.ts'
 import { unsupportedNode } from '../base/node-support.ts'
 import { MockCore } from '../core/mock-core.ts'
 import {
@@ -70,10 +71,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const site: SiteAnswer = {
     ...served,
     answer: (request) => {
-      const answered = served.answer(request)
-      if (answered instanceof Promise) return answered.finally(() => void release())
-      void release()
-      return answered
+      // Never rejects (every failure is an answer): released once it is given.
+      return andThen(served.answer(request), (response) => {
+        void release()
+        return response
+      })
     },
   }
   const server = createServer(

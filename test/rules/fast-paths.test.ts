@@ -6,6 +6,7 @@ import {
   createTokenSource,
   generateSignInToken,
   hashSecret,
+  hexFromTable,
   hexOf,
 } from '../../src/base/secrets.ts'
 import { formatDateTime } from '../../src/base/time.ts'
@@ -39,6 +40,13 @@ describe('tokens and hashes', () => {
     for (const token of tokens) expect(token).toMatch(/^[0-9a-f]{64}$/)
     expect(new Set(tokens).size).toBe(601)
     expect(hexOf(new Uint8Array([0, 15, 16, 255]))).toBe('000f10ff')
+  })
+
+  it("writes hex the same with the engine's toHex and without it", () => {
+    const bytes = crypto.getRandomValues(new Uint8Array(4096))
+    expect(hexFromTable(bytes)).toBe(Buffer.from(bytes).toString('hex'))
+    expect(hexOf(bytes)).toBe(Buffer.from(bytes).toString('hex'))
+    expect(hexFromTable(new Uint8Array([0, 15, 16, 255]))).toBe('000f10ff')
   })
 })
 
