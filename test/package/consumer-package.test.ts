@@ -138,7 +138,8 @@ describe('the packed package in a consumer project', () => {
       tarball = join(scratch, stdout.trim().split('\n').at(-1) ?? '')
     })
     const installedNodes = npm(
-      ['install', 'node20@npm:node@20', 'node22@npm:node@22', 'node24@npm:node@24'],
+      // Node 22 at the oldest release the README claims; 20 to show the refusal.
+      ['install', 'node20@npm:node@20', 'node22@npm:node@22.12.0', 'node24@npm:node@24'],
       nodes,
     )
     await packed
@@ -309,6 +310,29 @@ describe('the packed package in a consumer project', () => {
       }, 60_000)
     })
   }
+
+  describe('on Node 22.12, the oldest it supports', () => {
+    const dir = () => projects['22'] ?? ''
+
+    it('runs on 22.12.0 itself, and refuses --state-file there with one line naming 22.13', async () => {
+      const { stdout: version } = await run(nodeBinary('22'), ['--version'])
+      expect(version.trim()).toBe('v22.12.0')
+      const bin = join(dir(), 'node_modules/identify-api-mock/dist/src/server/cli.js')
+      const stateFile = join(dir(), 'state.db')
+      const failed = await runToEnd(
+        nodeBinary('22'),
+        [bin, 'serve', '--port', '0', '--state-file', stateFile],
+        { cwd: dir() },
+      )
+      expect(failed.code).toBe(1)
+      expect(failed.stdout).toBe('')
+      expect(failed.stderr.trim().split('\n')).toEqual([
+        expect.stringContaining(
+          '--state-file needs node:sqlite, which Node v22.12.0 lacks: use Node 22.13 or newer',
+        ),
+      ])
+    }, 60_000)
+  })
 
   describe('on Node 20, older than it supports', () => {
     // vitest 4 still starts on Node 20, so the quick start reaches createMockApi.
