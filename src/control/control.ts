@@ -11,7 +11,13 @@ import {
 } from '../base/errors.ts'
 import { describeIssues } from '../base/issues.ts'
 import { hashSecret, headerSecretSchema } from '../base/secrets.ts'
-import { mediaTypeOf, pathnameOf, type Responder, type WireRequest } from '../base/wire.ts'
+import {
+  type IncomingRequest,
+  mediaTypeOf,
+  pathnameOf,
+  type RequestHead,
+  type WireRequest,
+} from '../base/wire.ts'
 import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { createRouteMatcher } from '../core/route-matcher.ts'
@@ -227,14 +233,19 @@ export interface ControlOptions {
 
 /**
  * The control endpoints of `core` (reset, faults, state, requests, health, and the inspector
- * page with the data it reads), as `options` expose them. The token is kept only as its hash. Bad input gets an `{code, message}` body like the
- * API's errors, with a message that says what is wrong.
+ * page with the data it reads), as `options` expose them. The token is kept only as its hash, and
+ * checked, with the cross-site rules, before the body is read. Bad input gets an `{code, message}`
+ * body like the API's errors, with a message that says what is wrong; `undefined` when the client
+ * went away before its body arrived.
  *
  * @example
  * const control = createControlHandler(core, { token: 'let-me-in' })
  * await control({ method: 'POST', target: '/__mock/reset', headers, body: null })
  */
-export function createControlHandler(core: MockCore, options: ControlOptions = {}): Responder {
+export function createControlHandler(
+  core: MockCore,
+  options: ControlOptions = {},
+): (request: IncomingRequest) => Promise<WireResponse | undefined> {
   const { enabled = true, token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {
@@ -255,10 +266,14 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
         )
       }
     }
-    if (!isJsonOrBodiless(request)) {
+    // Read only for a request let in: a stranger's body costs the server nothing.
+    const body = await request.readBody()
+    if (body === undefined) return undefined
+    const read: WireRequest = { ...request, ...body }
+    if (!isJsonOrBodiless(read)) {
       return refuse("A control request's body must be sent with Content-Type: application/json.")
     }
-    return handleControl(core, request)
+    return handleControl(core, read)
   }
 }
 
@@ -267,7 +282,7 @@ export function createControlHandler(core: MockCore, options: ControlOptions = {
  * (`http://` and the request's `Host`), or a browser's `Sec-Fetch-Site` saying so. A page on
  * another port of the same machine is `same-site`, and refused too.
  */
-function isCrossSite(request: WireRequest): boolean {
+function isCrossSite(request: RequestHead): boolean {
   const site = request.headers.get('sec-fetch-site')?.toLowerCase()
   if (site === 'cross-site' || site === 'same-site') return true
   const origin = request.headers.get('origin')
@@ -279,7 +294,7 @@ function isCrossSite(request: WireRequest): boolean {
  * Whether a request is a signed webhook delivery (it carries `svix-signature`): the mock's own,
  * sent to an endpoint that names a control URL (`…/__mock/reset`), must not drive the mock.
  */
-function isWebhookDelivery(request: WireRequest): boolean {
+function isWebhookDelivery(request: RequestHead): boolean {
   return request.headers.get('svix-signature') !== null
 }
 

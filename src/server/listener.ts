@@ -60,19 +60,16 @@ export interface SiteAnswer {
  * have one, the server's own parts (controls, `/openapi.json`) read it first.
  */
 export function createAnswer(core: MockCore, options: ListenerOptions = {}): SiteAnswer {
+  // Each reads the body itself, if at all: the controls once the request is let in.
   const served = {
     control: createControlHandler(core, options.control),
-    openapi: async (request: WireRequest) => answerOpenApi(request.method),
+    openapi: async (request: IncomingRequest) => answerOpenApi(request.method),
   }
   const { frontDoor = { allowedHosts: [], cors: [] } } = options
-  const serve = async (request: IncomingRequest, part: keyof typeof served) => {
-    const body = await request.readBody()
-    return body && (await served[part]({ ...request, ...body }))
-  }
   // Not async: the mock's answer is handed on as it is, without a promise around it.
   const guarded = guardAnswer((request: IncomingRequest) => {
     const row = siteRowOf(pathnameOf(request.target))
-    return row.by === 'dispatch' ? core.answerAtOnce(request) : serve(request, row.part)
+    return row.by === 'dispatch' ? core.answerAtOnce(request) : served[row.part](request)
   }, frontDoor)
   return {
     answer: (request) => {

@@ -63,6 +63,29 @@ describe('a stranger', () => {
     await conn.closed
     await closeAll()
   }, 30_000)
+
+  it('gets 401 from a control endpoint without its token before sending the body it announced', async () => {
+    const guarded = await startServer({ port: 0, controlToken: 'let-me-in' })
+    try {
+      const conn = await openConnection(guarded.url)
+      open.push(conn)
+      await writeAll(
+        conn.socket,
+        'POST /__mock/faults HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer wrong\r\n' +
+          `Content-Type: application/json\r\nContent-Length: ${mib}\r\n\r\n`,
+      )
+      await writeAll(conn.socket, Buffer.alloc(mib - 100, 0x20))
+      await conn.waitFor(/\r\n\r\n\{.*\}/)
+      const response = firstResponse(conn.received())
+      expect(response.statusLine).toBe('HTTP/1.1 401 Unauthorized')
+      expect(response.head).toContain('connection: close')
+      expect(response.body).toBe(JSON.stringify({ code: 401, message: 'Unauthorized' }))
+      await conn.closed
+    } finally {
+      await closeAll()
+      await guarded.close()
+    }
+  }, 30_000)
 })
 
 describe('connections and bodies', () => {
