@@ -209,7 +209,7 @@ function finish(
     const path = redactPath(transactions.ctx, pathnameOf(request.target))
     return { response: toErrorResponse(error), delayMs: 0, path }
   }
-  const journaled = ({ response, delayMs, path, call, shape }: Outcome): WireResponse => {
+  const journaled = ({ response, path, call, shape }: Outcome): WireResponse => {
     let entry: JournalEntry | undefined
     try {
       // Built whole, in the order the journal lists its fields: no copy of the call.
