@@ -1,4 +1,4 @@
-import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import type { WireResponse } from '../base/errors.ts'
 import { fromFetchRequest, toFetchResponse } from './fetch-adapter.ts'
 import type { MockCore } from './mock-core.ts'
 import { plainRequestOf } from './plain-request.ts'
@@ -34,8 +34,10 @@ export function createMockFetch(core: MockCore, baseUrl?: string): MockFetch {
       signal?.throwIfAborted()
       const respond = (wire: WireResponse | undefined) => {
         signal?.throwIfAborted()
-        // Only a Fetch body whose stream failed is gone; its caller has stopped listening.
-        return toFetchResponse(wire ?? toErrorResponse(new ApiError('badRequest')))
+        // No answer only for a client gone before its body was read, which a body at hand never
+        // is (one whose stream fails is answered 400): a network error, as `fetch` would give.
+        if (wire === undefined) throw new TypeError('fetch failed')
+        return toFetchResponse(wire)
       }
       // The mock's answer as soon as it has one: no turn of the queue for a call that waits for
       // nothing (a plain call's body is at hand).

@@ -65,6 +65,34 @@ describe('api.fetch', () => {
     expect((await api.state()).users.some((u) => u.id === 'aborted')).toBe(false)
   })
 
+  it("rejects with the reason of a Request's aborted signal, and changes nothing", async () => {
+    const api = createMockApi({ organisations })
+    const controller = new AbortController()
+    controller.abort(new Error('gave up'))
+    const request = new Request('https://x.example/api/v1/users/identify', {
+      ...identifyInit('aborted'),
+      signal: controller.signal,
+    })
+    await expect(api.fetch(request)).rejects.toThrow('gave up')
+    expect(api.requests()).toEqual([])
+  })
+
+  it('answers 400 Bad request to a body whose stream fails, as the handlers do', async () => {
+    const api = createMockApi({ organisations })
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error('connection reset'))
+      },
+    })
+    const response = await api.fetch('https://x.example/api/v1/users/identify', {
+      method: 'POST',
+      headers,
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    await expectError(response, 400, 'Bad request')
+  })
+
   it('stops reading a streamed body past 1 MiB and answers 400', async () => {
     const api = createMockApi({ organisations })
     let pulled = 0
