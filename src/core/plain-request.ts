@@ -123,10 +123,9 @@ class PlainHeaders {
 
 /**
  * `given` read as `new Headers(given)` would read it, when it is the common case: none, or a
- * plain object whose every own property is a string value a `Headers` keeps as given, under a
- * token name no other property spells in another case. `undefined` for anything else (pairs, a
- * name or value a `Headers` refuses or rewrites). Node's `Headers` reads every own property of
- * such an object, enumerable or not.
+ * plain object whose every own property is enumerable and a string value a `Headers` keeps as
+ * given, under a token name no other property spells in another case. `undefined` for anything
+ * else (pairs, a name or value a `Headers` refuses or rewrites).
  */
 function plainHeadersOf(given: HeadersInit | undefined): PlainHeaders | undefined {
   const values = new Map<string, string>()
@@ -135,7 +134,10 @@ function plainHeadersOf(given: HeadersInit | undefined): PlainHeaders | undefine
   const prototype = Object.getPrototypeOf(given)
   if (prototype !== Object.prototype && prototype !== null) return undefined
   if (Object.getOwnPropertySymbols(given).length > 0) return undefined
-  for (const name of Object.getOwnPropertyNames(given)) {
+  const names = Object.getOwnPropertyNames(given)
+  // Node's `Headers` reads a property that is not enumerable, a browser's does not: left to it.
+  if (Object.keys(given).length !== names.length) return undefined
+  for (const name of names) {
     const value = (given as Record<string, unknown>)[name]
     if (typeof value !== 'string' || !tokenPattern.test(name) || !plainValuePattern.test(value)) {
       return undefined
