@@ -26,6 +26,26 @@ describe('api.fetch', () => {
     )
   })
 
+  it('answers a real Response: a byte stream read once, clones, the type and URL of one constructed', async () => {
+    const api = createMockApi({ organisations })
+    const response = await api.fetch('https://x.example/api/v1/users/identify', identifyInit('r'))
+    expect(Object.getPrototypeOf(response)).toBe(Response.prototype)
+    expect(Reflect.ownKeys(response)).toEqual([])
+    expect([response.type, response.url, response.redirected]).toEqual(['default', '', false])
+    expect(response.bodyUsed).toBe(false)
+    const copy = response.clone()
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader({ mode: 'byob' })
+    const { value } = await reader.read(new Uint8Array(16))
+    expect(new TextDecoder().decode(value)).toBe('{"id":"r","data"'.slice(0, value?.byteLength))
+    reader.releaseLock()
+    expect(response.bodyUsed).toBe(true)
+    await expect(response.text()).rejects.toThrow(TypeError)
+    await expectIdentified(copy)
+    // A constructed Response's headers may be changed, as the handlers' may.
+    copy.headers.set('x-seen', 'yes')
+    expect(copy.headers.get('x-seen')).toBe('yes')
+  })
+
   it('answers the web view and 404 elsewhere, as the handlers do', async () => {
     const api = createMockApi({ organisations })
     expect((await api.fetch('https://x.example/webview?orgId=acme')).status).toBe(401)
