@@ -26,6 +26,26 @@ describe('api.fetch', () => {
     )
   })
 
+  it('answers a real Response: a byte stream read once, clones, the type and URL of one constructed', async () => {
+    const api = createMockApi({ organisations })
+    const response = await api.fetch('https://x.example/api/v1/users/identify', identifyInit('r'))
+    expect(Object.getPrototypeOf(response)).toBe(Response.prototype)
+    expect(Reflect.ownKeys(response)).toEqual([])
+    expect([response.type, response.url, response.redirected]).toEqual(['default', '', false])
+    expect(response.bodyUsed).toBe(false)
+    const copy = response.clone()
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader({ mode: 'byob' })
+    const { value } = await reader.read(new Uint8Array(16))
+    expect(new TextDecoder().decode(value)).toBe('{"id":"r","data"'.slice(0, value?.byteLength))
+    reader.releaseLock()
+    expect(response.bodyUsed).toBe(true)
+    await expect(response.text()).rejects.toThrow(TypeError)
+    await expectIdentified(copy)
+    // A constructed Response's headers may be changed, as the handlers' may.
+    copy.headers.set('x-seen', 'yes')
+    expect(copy.headers.get('x-seen')).toBe('yes')
+  })
+
   it('answers the web view and 404 elsewhere, as the handlers do', async () => {
     const api = createMockApi({ organisations })
     expect((await api.fetch('https://x.example/webview?orgId=acme')).status).toBe(401)
@@ -63,6 +83,34 @@ describe('api.fetch', () => {
       }),
     ).rejects.toThrow('gave up')
     expect((await api.state()).users.some((u) => u.id === 'aborted')).toBe(false)
+  })
+
+  it("rejects with the reason of a Request's aborted signal, and changes nothing", async () => {
+    const api = createMockApi({ organisations })
+    const controller = new AbortController()
+    controller.abort(new Error('gave up'))
+    const request = new Request('https://x.example/api/v1/users/identify', {
+      ...identifyInit('aborted'),
+      signal: controller.signal,
+    })
+    await expect(api.fetch(request)).rejects.toThrow('gave up')
+    expect(api.requests()).toEqual([])
+  })
+
+  it('answers 400 Bad request to a body whose stream fails, as the handlers do', async () => {
+    const api = createMockApi({ organisations })
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.error(new Error('connection reset'))
+      },
+    })
+    const response = await api.fetch('https://x.example/api/v1/users/identify', {
+      method: 'POST',
+      headers,
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    await expectError(response, 400, 'Bad request')
   })
 
   it('stops reading a streamed body past 1 MiB and answers 400', async () => {
@@ -111,19 +159,75 @@ describe('api.fetch', () => {
       ],
       ['/api/v1/users/identify', undefined],
       [identify, { method: 'POST', headers: { 'x-bad': 'a\nb' }, body: json }],
+      [identify, { method: 'POST', headers: { ...headers, 'bad name': 'x' }, body: json }],
+      [identify, { method: 'POST', headers: { ...headers, 'x-note': '\u2603' }, body: json }],
+      [identify, { method: 'POST', headers: { ...headers, [Symbol('s')]: 'x' }, body: json }],
+      [identify, { method: 'POST', headers: null, body: json } as unknown as RequestInit],
+      [identify, { method: 'POST', headers, body: json, signal: {} } as unknown as RequestInit],
+      // Headers a `Headers` rewrites: as the code under test would see them answered.
+      [
+        identify,
+        {
+          method: 'POST',
+          headers: { authorization: ' Bearer test-key\t', 'content-type': 'application/json ' },
+          body: json,
+        },
+      ],
+      [
+        identify,
+        { method: 'POST', headers: { ...headers, authorization: ' Bearer test-key ' }, body: json },
+      ],
+      [
+        identify,
+        {
+          method: 'POST',
+          headers: { ...headers, Authorization: headers.authorization },
+          body: json,
+        },
+      ],
+      [identify, { method: 'POST', headers: { ...headers, 'x-note': 'caf\u00e9' }, body: json }],
+      [
+        identify,
+        {
+          method: 'POST',
+          headers: { ...headers, 'x-count': 5 },
+          body: json,
+        } as unknown as RequestInit,
+      ],
+      [
+        identify,
+        { method: 'POST', headers: Object.assign(Object.create(null), headers), body: json },
+      ],
+      [
+        identify,
+        {
+          method: 'POST',
+          headers: Object.defineProperty({ 'content-type': 'application/json' }, 'authorization', {
+            value: headers.authorization,
+            enumerable: false,
+          }),
+          body: json,
+        },
+      ],
+      [identify, { method: 'POST', headers: { ...headers, 'x-empty': '' }, body: json }],
+      // Read twice: the second time from what the first call learnt of the URL.
+      [
+        'https://user:pass@x.example/api/v1/users/identify',
+        { method: 'POST', headers, body: json },
+      ],
+      ['https://x.example/webview?orgId=acme', undefined],
+      ['https://x.example/webview?orgId=acme', undefined],
+      ['https://x.example/webview?orgId=acme&token=bad', undefined],
     ]
     // One clock for both: the two calls may fall on either side of a second.
     const now = () => new Date(Date.UTC(2025, 7, 14, 15, 0, 0))
     for (const [input, init] of cases) {
       const direct = createMockApi({ organisations, now })
       const viaRequest = createMockApi({ organisations, now })
-      const answer = await direct.fetch(input, init).then(outcome, (error: Error) => error.name)
+      const answer = await direct.fetch(input, init).then(outcome, failure)
       const expected = await Promise.resolve()
         .then(() => viaRequest.dispatch(new Request(input, init)))
-        .then(
-          (wire) => outcome(new Response(wire.body || null, wire)),
-          (error) => error.name,
-        )
+        .then((wire) => outcome(new Response(wire.body || null, wire)), failure)
       expect(answer, `${input} ${JSON.stringify(init)}`).toEqual(expected)
       const journal = (api: typeof direct) =>
         api.requests().map(({ time, durationMs, ...entry }) => entry)
@@ -148,15 +252,22 @@ describe('api.fetch', () => {
   })
 })
 
+/** What a caller sees of a failure: its kind and its message. */
+const failure = (error: Error) => `${error.name}: ${error.message}`
+
 /** What a caller sees of an answer, its random or timed values by their type only. */
 async function outcome(response: Response) {
   const text = await response.text()
   const varying = new Set(['token', 'userId', 'registeredAt'])
   const body = text.startsWith('{')
     ? JSON.parse(text, (key, value) => (varying.has(key) ? typeof value : value))
-    : text
-  return { status: response.status, headers: [...response.headers], body }
+    : withoutNonces(text)
+  const headers = [...response.headers].map(([name, value]) => [name, withoutNonces(value)])
+  return { status: response.status, headers, body }
 }
+
+/** `text` without the web view's nonces, new on every page. */
+const withoutNonces = (text: string) => text.replaceAll(/nonce(-|=")[A-Za-z0-9+/]+=*/g, 'nonce$1')
 
 describe('api.dispatch', () => {
   it('takes a Fetch Request as well as a WireRequest', async () => {
