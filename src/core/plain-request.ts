@@ -65,8 +65,9 @@ interface PlainUrl {
 
 /**
  * The URLs read lately, by the text given (a test calls the same few URLs again and again): at
- * most {@link maxPlainUrls} of them, each at most {@link maxPlainUrlLength} characters long.
- * Parsing is a pure function of the text, so an entry never goes stale.
+ * most {@link maxPlainUrls} of them, each at most {@link maxPlainUrlLength} characters long, and
+ * none with a query or a fragment (the web view's carries a sign-in token, which the process must
+ * not keep past its call). Parsing is a pure function of the text, so an entry never goes stale.
  */
 const plainUrls = new Map<string, PlainUrl | undefined>()
 const maxPlainUrls = 64
@@ -83,7 +84,7 @@ function plainUrlOf(text: string): PlainUrl | undefined {
     url === null || url.username !== '' || url.password !== ''
       ? undefined
       : { href: url.href, target: url.pathname + url.search }
-  if (text.length <= maxPlainUrlLength) {
+  if (text.length <= maxPlainUrlLength && !text.includes('?') && !text.includes('#')) {
     if (plainUrls.size >= maxPlainUrls) plainUrls.clear()
     plainUrls.set(text, plain)
   }

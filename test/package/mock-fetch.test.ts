@@ -210,7 +210,8 @@ describe('api.fetch', () => {
         },
       ],
       [identify, { method: 'POST', headers: { ...headers, 'x-empty': '' }, body: json }],
-      // Read twice: the second time from what the first call learnt of the URL.
+      // A URL read again: the identify URL of the cases above from what the first call learnt of
+      // it; one with a query (a web view's may carry a token) is parsed each time.
       [
         'https://user:pass@x.example/api/v1/users/identify',
         { method: 'POST', headers, body: json },
