@@ -63,7 +63,7 @@ describe('a schema with a fast accept', () => {
   })
 
   it('leaves a schema with a part it does not cover to zod alone', () => {
-    const schema = z.strictObject({ at: z.iso.datetime() })
+    const schema = z.strictObject({ at: z.email() })
     expect(withFastAccept(schema)).toBe(schema)
   })
 })
