@@ -106,11 +106,16 @@ export class StateFile {
       [C in CollectionName]: object[]
     }
     const rows = this.#db.prepare('SELECT collection, key, json FROM records ORDER BY rowid')
-    for (const { collection, key, json } of rows.iterate() as Iterable<{
-      collection: string
-      key: string
-      json: string
-    }>) {
+    // Each row as an array where node:sqlite can (Node 22.16 and later): walking 175,000 rows
+    // took about 40 % less CPU than with an object a row.
+    const asArrays = typeof rows.setReturnArrays === 'function'
+    if (asArrays) rows.setReturnArrays(true)
+    for (const values of rows.iterate()) {
+      const [collection, key, json] = (asArrays ? values : Object.values(values)) as [
+        string,
+        string,
+        string,
+      ]
       if (!Object.hasOwn(collectionTable, collection)) {
         return refuse(`it has an unknown collection "${collection}"`)
       }
