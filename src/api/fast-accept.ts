@@ -162,12 +162,14 @@ function objectTake(def: SchemaDef, copy: boolean): Take | undefined {
     if (!take) return undefined
     fields.push({ name, take, optional })
   }
-  const take = copy ? copyInOrder(fields) : acceptInAnyOrder(fields)
-  return (value) =>
-    typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
-      ? take(value as Record<string, unknown>)
-      : unsure
+  // The accept marks each field with a bit of a 31-bit integer: a larger object is zod's.
+  if (fields.length > 30) return undefined
+  return copy ? copyInOrder(fields) : acceptInAnyOrder(fields)
 }
+
+/** Whether `value` is a plain object: the only kind the checks read, any other asks zod. */
+const isPlain = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
 
 /** A field of a closed object, as its check reads it. */
 interface Field {
@@ -184,25 +186,25 @@ interface Field {
  * A plain object's check, its keys in any order: the object itself when it passes, which is when
  * zod's copy would hold the same: every field present its own, enumerable key.
  */
-function acceptInAnyOrder(fields: readonly Field[]) {
-  const names = new Set(fields.map(({ name }) => name))
-  return (record: Record<string, unknown>) => {
-    let present = 0
-    for (const { name, take, optional } of fields) {
-      if (!(name in record)) {
-        if (optional) continue
-        return unsure
-      }
-      if (take(record[name]) === unsure) return unsure
-      present++
+function acceptInAnyOrder(fields: readonly Field[]): Take {
+  // Each field's bit, so that the fields its keys did not name are found without a lookup each.
+  const byName = new Map(fields.map((field, i) => [field.name, { ...field, bit: 2 ** i }]))
+  const all = 2 ** fields.length - 1
+  return (value) => {
+    if (!isPlain(value)) return unsure
+    let seen = 0
+    for (const name in value) {
+      const field = byName.get(name)
+      if (!field || !Object.hasOwn(value, name) || field.take(value[name]) === unsure) return unsure
+      seen += field.bit
     }
-    let own = 0
-    for (const name in record) {
-      if (!names.has(name) || !Object.hasOwn(record, name)) return unsure
-      own++
+    if (seen === all) return value
+    // A field its keys did not name must be optional and absent to zod too (`in`).
+    for (const field of byName.values()) {
+      if ((seen & field.bit) !== 0) continue
+      if (!field.optional || field.name in value) return unsure
     }
-    // Each own enumerable key is a present field: as many of both, and none is hidden.
-    return own === present ? record : unsure
+    return value
   }
 }
 
@@ -211,7 +213,7 @@ function acceptInAnyOrder(fields: readonly Field[]) {
  * keys (an unknown key, a key out of order or a required field missing asks zod), each value read
  * once.
  */
-function copyInOrder(fields: readonly Field[]) {
+function copyInOrder(fields: readonly Field[]): Take {
   /** Whether the fields from `next` on are optional and absent. */
   const noneFrom = (record: Record<string, unknown>, next: number, until: number) => {
     for (let i = next; i < until; i++) {
@@ -220,7 +222,8 @@ function copyInOrder(fields: readonly Field[]) {
     }
     return true
   }
-  return (record: Record<string, unknown>) => {
+  return (record: unknown) => {
+    if (!isPlain(record)) return unsure
     const out: Record<string, unknown> = {}
     let next = 0
     for (const name in record) {
