@@ -125,16 +125,17 @@ function takeOf(schema: z.core.$ZodType, copy: boolean): Take | undefined {
       const element = def.element && takeOf(def.element, copy)
       if (!bounds || !element) return undefined
       return (value) => {
-        if (!Array.isArray(value) || value.length < bounds.min || value.length > bounds.max)
-          return unsure
+        // A plain array only: zod's copy of another kind would be a plain one.
+        if (!Array.isArray(value) || Object.getPrototypeOf(value) !== Array.prototype) return unsure
+        if (value.length < bounds.min || value.length > bounds.max) return unsure
         // By index, not `every`: a hole is `undefined` to zod, and skipped by `every`.
-        const out = copy ? new Array<unknown>(value.length) : value
+        const out: unknown[] = []
         for (let i = 0; i < value.length; i++) {
           const taken = element(value[i])
           if (taken === unsure) return unsure
-          if (copy) out[i] = taken
+          if (copy) out.push(taken)
         }
-        return out
+        return copy ? out : value
       }
     }
     default:

@@ -113,6 +113,7 @@ const nearValues: unknown[] = [
 /** A value that is no plain object, or a record's copy with another prototype. */
 function oddObjects(record: object): unknown[] {
   class Held {}
+  class Groups extends Array {}
   const sparse: unknown[] = []
   sparse[1] = 'g-1'
   return [
@@ -121,8 +122,13 @@ function oddObjects(record: object): unknown[] {
     [record],
     Object.assign(Object.create(null), record),
     Object.assign(new Held(), record),
-    // a sparse array where an array of strings is
-    ...('userGroups' in record ? [{ ...record, userGroups: sparse }] : []),
+    // a sparse array, and an array of another kind, where an array of strings is
+    ...('userGroups' in record
+      ? [
+          { ...record, userGroups: sparse },
+          { ...record, userGroups: Groups.from(['g-1']) },
+        ]
+      : []),
     // a field not enumerable, and one inherited
     Object.defineProperty({ ...record }, Object.keys(record)[0] as string, { enumerable: false }),
     Object.assign(Object.create(record), { [Object.keys(record)[0] as string]: undefined }),
