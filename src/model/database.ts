@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { fastParseOf } from '../api/fast-accept.ts'
 import { afterReadyInput } from '../base/time.ts'
 import {
   type CollectionName,
@@ -27,6 +28,18 @@ import { TimeOrder } from './time-order.ts'
 
 /** How many records a load creates between two turns of the event loop. */
 const loadSlice = 2048
+
+/**
+ * Each collection's parse at a load: zod's answer, a record its schema accepts copied by a check
+ * derived from the schema (see `fastParseOf`). Derived at a collection's first load.
+ */
+const loadParses = new Map<CollectionName, (record: unknown) => object>()
+
+function loadParseOf(name: CollectionName): (record: unknown) => object {
+  const parse = loadParses.get(name) ?? fastParseOf(collectionTable[name].schema)
+  loadParses.set(name, parse)
+  return parse
+}
 
 /** The states {@link generated} marked: built by the mock's own typed code. */
 const generatedStates = new WeakSet<object>()
@@ -352,9 +365,10 @@ export class Database {
 
   /**
    * Stores a copy of every record of `state`, each validated once by its collection's schema (the
-   * parse is the copy) unless the mock's own code built the state ({@link generated}). The records of the model are staged: indexed, counted and readable when
-   * this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each object
-   * kept as it is.
+   * parse is the copy; a record the check derived from the schema accepts is copied by that check,
+   * any other is zod's to refuse) unless the mock's own code built the state ({@link generated}).
+   * The records of the model are staged: indexed, counted and readable when this resolves, then
+   * adopted into `@msw/data` in the background ({@link adopted}), each object kept as it is.
    */
   async load(state: Partial<MockState>): Promise<void> {
     this.#loading = true
@@ -373,9 +387,9 @@ export class Database {
     const checked = !generatedStates.has(state)
     for (const name of collectionNames) {
       const records: object[] = []
-      const { schema } = collectionTable[name]
+      const parse = checked ? loadParseOf(name) : copyOf
       for (const record of state[name] ?? []) {
-        records.push(checked ? schema.parse(record) : copyOf(record))
+        records.push(parse(record))
         // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
         if (++loaded % loadSlice === 0)
           await new Promise<void>((resolve) => afterReadyInput(resolve))

@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs'
 import type { DatabaseSync, StatementSync } from 'node:sqlite'
+import { withFastAccept } from '../api/fast-accept.ts'
 import { profileOrNull } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/issues.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
@@ -16,6 +17,14 @@ export class StateFileError extends Error {
 const applicationId = 0x49414d4b
 /** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
 const privateMode = 0o600
+/**
+ * Each collection's schema, asked first by a check derived from it (see `withFastAccept`): a row's
+ * record is fresh from `JSON.parse`, so one the check accepts is used as it is.
+ */
+const rowSchemas = Object.fromEntries(
+  collectionNames.map((name) => [name, withFastAccept(collectionTable[name].schema)]),
+) as { [C in CollectionName]: (typeof collectionTable)[C]['schema'] }
+
 /** The paths this process has open: SQLite's locks do not keep a process from itself. */
 const openHere = new Set<string>()
 
@@ -97,29 +106,34 @@ export class StateFile {
       [C in CollectionName]: object[]
     }
     const rows = this.#db.prepare('SELECT collection, key, json FROM records ORDER BY rowid')
-    for (const row of rows.iterate() as Iterable<{
-      collection: string
-      key: string
-      json: string
-    }>) {
-      if (!Object.hasOwn(collectionTable, row.collection)) {
-        return refuse(`it has an unknown collection "${row.collection}"`)
+    // Each row as an array where node:sqlite can (Node 22.16 and later): walking 175,000 rows
+    // took about 40 % less CPU than with an object a row.
+    const asArrays = typeof rows.setReturnArrays === 'function'
+    if (asArrays) rows.setReturnArrays(true)
+    for (const values of rows.iterate()) {
+      const [collection, key, json] = (asArrays ? values : Object.values(values)) as [
+        string,
+        string,
+        string,
+      ]
+      if (!Object.hasOwn(collectionTable, collection)) {
+        return refuse(`it has an unknown collection "${collection}"`)
       }
-      const name = row.collection as CollectionName
+      const name = collection as CollectionName
       let record: unknown
       try {
-        record = JSON.parse(row.json)
+        record = JSON.parse(json)
       } catch {
         return refuse(`a record of "${name}" is not JSON`)
       }
       if (name === 'users') addMissingProfileFields(record)
-      const parsed = collectionTable[name].schema.safeParse(record)
+      const parsed = rowSchemas[name].safeParse(record)
       if (!parsed.success) {
         return refuse(
           `a record of "${name}" does not fit its schema: ${describeIssues(parsed.error.issues.slice(0, 1))}`,
         )
       }
-      if (keyOf(name, parsed.data) !== row.key)
+      if (keyOf(name, parsed.data) !== key)
         return refuse(`a record of "${name}" does not match its key`)
       state[name].push(parsed.data)
     }

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { identifyUserRequestSchema } from '../../src/api/api-schemas.ts'
-import { withFastAccept } from '../../src/api/fast-accept.ts'
+import { fastParseOf, withFastAccept } from '../../src/api/fast-accept.ts'
 
 /** Strings near every bound and rule of the schema: empty, long, lone surrogates, enum values. */
 const text = fc.oneof(
@@ -62,8 +62,24 @@ describe('a schema with a fast accept', () => {
     expect(fast.safeParse(input).data).toBe(input)
   })
 
+  it('sees a field as zod does: present when not enumerable, or inherited from Object', () => {
+    const schema = z.strictObject({
+      note: z.string().optional(),
+      constructor: z.string().optional(),
+    })
+    const hidden = Object.defineProperty({}, 'note', { value: 1, enumerable: false })
+    for (const input of [{}, hidden, { constructor: 'c' }, { note: 'n', constructor: 'c' }]) {
+      const expected = schema.safeParse(input)
+      expect(withFastAccept(schema).safeParse(input).success).toBe(expected.success)
+      if (expected.success) expect(fastParseOf(schema)(input)).toStrictEqual(expected.data)
+      else expect(() => fastParseOf(schema)(input)).toThrow(z.ZodError)
+    }
+    // zod reads `{}.constructor` (Object itself) and refuses it: so must the check.
+    expect(withFastAccept(schema).safeParse({}).success).toBe(false)
+  })
+
   it('leaves a schema with a part it does not cover to zod alone', () => {
-    const schema = z.strictObject({ at: z.iso.datetime() })
+    const schema = z.strictObject({ at: z.email() })
     expect(withFastAccept(schema)).toBe(schema)
   })
 })
