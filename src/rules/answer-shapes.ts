@@ -47,6 +47,8 @@ export function shapeAnswer(
  * the case it took (read when it is answered, so the same case as its answer).
  */
 export function shapeNoteOf(ctx: RuleContext, target: { orgId?: string; id?: string }): string {
+  // Every user of an organisation under `full` answers in full: no user to look up.
+  if (shapesOf(ctx, target.orgId ?? '') === 'full') return 'full'
   const user = ctx.db.users.get(orgKey(target.orgId ?? '', target.id ?? ''))
   return (user && caseOfUser(ctx, user)?.name) ?? 'full'
 }

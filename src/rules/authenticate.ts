@@ -32,7 +32,17 @@ export function authenticate(ctx: RuleContext, authorization: string | null): st
  * would also strip a no-break space or a line separator, and accept a key the real API refuses.
  */
 export function bearerCredential(header: string | null): string | undefined {
-  return header?.match(/^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i)?.[1]
+  if (header === null) return undefined
+  // The spelling every client sends, `Bearer <credential>`, read without the expression.
+  if (
+    header.startsWith('Bearer ') &&
+    header.length > 7 &&
+    header.indexOf(' ', 7) === -1 &&
+    header.indexOf('\t', 7) === -1
+  ) {
+    return header.slice(7)
+  }
+  return header.match(/^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i)?.[1]
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   userRecordSchema,
 } from '../../src/model/records.ts'
 import { createMockApi } from '../../src/root/index.ts'
+import { bearerCredential } from '../../src/rules/authenticate.ts'
 import { formatTimestamp, timestampMs } from '../../src/rules/timestamps.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
@@ -47,6 +48,32 @@ describe('tokens and hashes', () => {
     expect(hexFromTable(bytes)).toBe(Buffer.from(bytes).toString('hex'))
     expect(hexOf(bytes)).toBe(Buffer.from(bytes).toString('hex'))
     expect(hexFromTable(new Uint8Array([0, 15, 16, 255]))).toBe('000f10ff')
+  })
+})
+
+describe('the bearer credential', () => {
+  it('reads every spelling as the expression does, the common one without it', () => {
+    const full = (header: string) => header.match(/^[ \t]*bearer[ \t]+([^ \t]+)[ \t]*$/i)?.[1]
+    const parts = [
+      '',
+      ' ',
+      '\t',
+      'Bearer',
+      'bearer',
+      'BEARER',
+      'Basic',
+      'k',
+      'sk_test_1',
+      'a b',
+      '\u00a0',
+    ]
+    const headers = new Set<string>()
+    for (const a of parts) for (const b of parts) for (const c of parts) headers.add(a + b + c)
+    for (const a of parts) for (const b of parts) headers.add(`Bearer ${a}${b}`)
+    expect(headers.size).toBeGreaterThan(1000)
+    for (const header of headers) expect(bearerCredential(header), header).toBe(full(header))
+    expect(bearerCredential('Bearer sk_test_1')).toBe('sk_test_1')
+    expect(bearerCredential(null)).toBeUndefined()
   })
 })
 
