@@ -1,6 +1,6 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
-import { sleep } from '../base/time.ts'
+import { formatTimestamp, sleep } from '../base/time.ts'
 import {
   type IncomingRequest,
   pathnameOf,
@@ -10,7 +10,6 @@ import {
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { shapeNoteOf } from '../rules/answer-shapes.ts'
 import { authenticate } from '../rules/authenticate.ts'
-import { formatTimestamp } from '../rules/timestamps.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal, CallTicket } from './call-journal.ts'
 import type { FaultQueue } from './faults.ts'

@@ -1,4 +1,3 @@
-import { flatString } from './flat-string.ts'
 import type { CollectionObserver, ObservedRecords } from './indexes.ts'
 
 /**
@@ -43,7 +42,8 @@ export class CredentialStore<R extends object> implements ObservedRecords<R> {
     const hash = this.#hashOf(record)
     const held = this.#byHash.get(hash)
     if (held) this.delete(held)
-    this.#byHash.set(flatString(hash), record)
+    // The hash function and `JSON.parse` make the hash flat already: no flattening here.
+    this.#byHash.set(hash, record)
     for (const observer of this.#observers) observer.added(record)
     return record
   }

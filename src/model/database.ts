@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { fastParseOf } from '../api/fast-accept.ts'
-import { afterReadyInput } from '../base/time.ts'
+import { afterReadyInput, timestampMs } from '../base/time.ts'
 import {
   type CollectionName,
   type CredentialCollectionName,
@@ -174,7 +174,7 @@ export class Database {
     (r) => r.orgId,
   )
   readonly signInTokensByUserId = new GroupIndex(this.signInTokens, (r) => r.userId)
-  readonly signInTokensByExpiry = new TimeOrder(this.signInTokens, (r) => Date.parse(r.expiresAt))
+  readonly signInTokensByExpiry = new TimeOrder(this.signInTokens, (r) => timestampMs(r.expiresAt))
   readonly webViewSessionsByUserId = new GroupIndex(this.webViewSessions, (r) => r.userId)
   readonly organisationStarts = new UniqueIndex<Stored<'organisationStarts'>>(
     this.collections.organisationStarts,
@@ -189,7 +189,7 @@ export class Database {
     (r) => r.userId,
   )
   readonly webViewSessionsByStart = new TimeOrder(this.webViewSessions, (r) =>
-    Date.parse(r.createdAt),
+    timestampMs(r.createdAt),
   )
   /** The secrets held in clear since the start, for the journal's redaction to find. */
   readonly secretFingerprints = new SecretFingerprints({

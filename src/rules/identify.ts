@@ -5,13 +5,13 @@ import type {
 } from '../api/api-schemas.ts'
 import { profileFieldNames, profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
+import { formatTimestamp } from '../base/time.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
 import { shapeAnswer, takeNewUserCase } from './answer-shapes.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
 import { mintSignInToken } from './sign-in-tokens.ts'
-import { formatTimestamp } from './timestamps.ts'
 
 /**
  * Identify, for a request already authenticated as `callerOrgId` and parsed: creates the user on

@@ -1,10 +1,10 @@
 import { hashSecret } from '../base/secrets.ts'
+import { formatTimestamp, timestampMs } from '../base/time.ts'
 import { orgKey } from '../model/indexes.ts'
 import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
 import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
-import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
  * Issues a new sign-in token for `user` at `now` (the clock's time by default) and stores only its

@@ -1,9 +1,9 @@
 import { generateSignInToken, hashSecret } from '../base/secrets.ts'
+import { formatTimestamp, timestampMs } from '../base/time.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
 import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
-import { formatTimestamp, timestampMs } from './timestamps.ts'
 
 /**
  * Opens a web-view session for `user`, valid for `sessionTtlSeconds`; returns the session id for

@@ -9,7 +9,7 @@ import {
   hexFromTable,
   hexOf,
 } from '../../src/base/secrets.ts'
-import { formatDateTime } from '../../src/base/time.ts'
+import { formatDateTime, formatTimestamp, timestampMs } from '../../src/base/time.ts'
 import { flatString } from '../../src/model/flat-string.ts'
 import {
   apiKeyRecordSchema,
@@ -22,7 +22,6 @@ import {
 } from '../../src/model/records.ts'
 import { createMockApi } from '../../src/root/index.ts'
 import { bearerCredential } from '../../src/rules/authenticate.ts'
-import { formatTimestamp, timestampMs } from '../../src/rules/timestamps.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 /** What the speed-ups replaced must still come out the same. */
