@@ -18,3 +18,21 @@ export function andThen<T, U>(
 ): MaybePromise<U> {
   return value instanceof Promise ? value.then(next) : next(value)
 }
+
+/**
+ * What `run` gives, or `recover`'s answer to its failure, whether `run` throws or its promise
+ * rejects: at once when `run` answers at once.
+ *
+ * @example orElse(() => answer(request), toErrorResponse) // an error response, never a throw
+ */
+export function orElse<T>(
+  run: () => MaybePromise<T>,
+  recover: (error: unknown) => MaybePromise<T>,
+): MaybePromise<T> {
+  try {
+    const value = run()
+    return value instanceof Promise ? value.catch(recover) : value
+  } catch (error) {
+    return recover(error)
+  }
+}

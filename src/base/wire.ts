@@ -2,9 +2,6 @@ import type { z } from 'zod'
 import { ApiError, type WireResponse } from './errors.ts'
 import type { MaybePromise } from './maybe-promise.ts'
 
-/** Answers one request, never by throwing: what every part of the site and the front door are. */
-export type Responder = (request: WireRequest) => Promise<WireResponse>
-
 /** The largest request body the API accepts, in bytes. */
 export const maxBodyBytes = 1024 * 1024
 

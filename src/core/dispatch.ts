@@ -1,5 +1,5 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
+import { andThen, type MaybePromise, orElse } from '../base/maybe-promise.ts'
 import { formatTimestamp, sleep } from '../base/time.ts'
 import {
   type IncomingRequest,
@@ -240,14 +240,7 @@ function finish(
   }
   let decided: MaybePromise<Outcome>
   try {
-    decided = transactions.call(() => {
-      try {
-        const outcome = decide()
-        return outcome instanceof Promise ? outcome.catch(failed) : outcome
-      } catch (error) {
-        return failed(error)
-      }
-    }, failedOutcome)
+    decided = transactions.call(() => orElse(decide, failed), failedOutcome)
   } catch (error) {
     return unjournaled(error)
   }

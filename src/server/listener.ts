@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import type { MaybePromise } from '../base/maybe-promise.ts'
+import { andThen, type MaybePromise, orElse } from '../base/maybe-promise.ts'
 import {
   bodyTooLarge,
   type IncomingRequest,
@@ -56,8 +56,8 @@ export interface SiteAnswer {
 /**
  * The mock, its control endpoints and its OpenAPI document behind one function and the server's
  * front door (the `Host` rule, absolute targets, CORS), as every adapter below calls them. Each
- * request passes the front door once; the mock's part reads the body only for a call that may
- * have one, the server's own parts (controls, `/openapi.json`) read it first.
+ * request passes the front door once; each part reads the body itself: the mock's only for a call
+ * that may have one, the controls once the request is let in, `/openapi.json` never.
  */
 export function createAnswer(core: MockCore, options: ListenerOptions = {}): SiteAnswer {
   // Each reads the body itself, if at all: the controls once the request is let in.
@@ -71,16 +71,7 @@ export function createAnswer(core: MockCore, options: ListenerOptions = {}): Sit
     const row = siteRowOf(pathnameOf(request.target))
     return row.by === 'dispatch' ? core.answerAtOnce(request) : served[row.part](request)
   }, frontDoor)
-  return {
-    answer: (request) => {
-      try {
-        const answered = guarded(request)
-        return answered instanceof Promise ? answered.catch(toErrorResponse) : answered
-      } catch (error) {
-        return toErrorResponse(error)
-      }
-    },
-  }
+  return { answer: (request) => orElse(() => guarded(request), toErrorResponse) }
 }
 
 /**
@@ -133,15 +124,13 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
         writeResponse(res, response, { close: true, lingerMs })
       } else writeResponse(res, response, { close: last })
     }
-    const answered = site.answer({ ...requestLine(req), bodyAtHand: false, readBody })
-    if (answered instanceof Promise) answered.then(write).catch(() => res.destroy())
-    else {
-      try {
-        write(answered)
-      } catch {
+    const request = { ...requestLine(req), bodyAtHand: false, readBody }
+    void orElse(
+      () => andThen(site.answer(request), write),
+      () => {
         res.destroy()
-      }
-    }
+      },
+    )
   }
 }
 
