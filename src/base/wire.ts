@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { ApiError, type WireResponse } from './errors.ts'
+import { ApiError } from './errors.ts'
 import type { MaybePromise } from './maybe-promise.ts'
 
 /** The largest request body the API accepts, in bytes. */
