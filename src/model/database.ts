@@ -285,10 +285,11 @@ export class Database {
 
   /** Keeps the changes of the operation under way, measured by {@link pending}, for good. */
   accept({ sizes, bytes }: PendingChanges): void {
-    for (const [record, size] of sizes) {
+    // Not `for…of`: its entries are a new array each.
+    sizes.forEach((size, record) => {
       if (size === 0) this.#sizes.delete(record)
       else this.#sizes.set(record, size)
-    }
+    })
     this.#bytes = bytes
     this.#log = []
   }
@@ -513,7 +514,8 @@ function isCredential(name: CollectionName): name is CredentialCollectionName {
 function resizedBy(record: object, before: object | undefined, old: number | undefined) {
   if (before === undefined || old === undefined) return undefined
   let size = old
-  for (const [field, was] of Object.entries(before)) {
+  for (const field in before) {
+    const was = (before as Record<string, unknown>)[field]
     const now = (record as Record<string, unknown>)[field]
     if (now === was && was !== undefined) continue
     const [from, to] = [JSON.stringify(was), JSON.stringify(now)] as (string | undefined)[]

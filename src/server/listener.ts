@@ -210,11 +210,14 @@ class NodeHeaders {
 
 /** Every `Host` field line of a request, joined as HTTP joins a repeated field; `null` if none. */
 function hostLines(rawHeaders: readonly string[]): string | null {
-  const values: string[] = []
+  let joined: string | null = null
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === 'host') values.push(rawHeaders[i + 1] ?? '')
+    const name = rawHeaders[i] as string
+    if (name.length !== 4 || name.toLowerCase() !== 'host') continue
+    const value = rawHeaders[i + 1] ?? ''
+    joined = joined === null ? value : `${joined}, ${value}`
   }
-  return values.length > 0 ? values.join(', ') : null
+  return joined
 }
 
 /** Where the body of a request stands: `unread` until the site asks for it. */
