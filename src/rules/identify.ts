@@ -34,14 +34,18 @@ export function identifyUser(
   const { id, orgId, data } = request
   if (orgId !== callerOrgId) throw new ApiError('forbidden')
 
-  const userGroups = data?.userGroups && [...new Set(data.userGroups)]
+  const user = ctx.db.users.get(orgKey(orgId, id))
+  // The groups sent, each once: the very list the user holds when they are its groups already
+  // (a client sends the same on every sign-in), so that nothing is copied.
+  const sent = data?.userGroups
+  const userGroups =
+    sent && (user && sameList(sent, user.userGroups) ? user.userGroups : [...new Set(sent)])
   const missingGroups = userGroups ? missingGroupsOf(ctx, orgId, userGroups) : []
   if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
   const groupCount = ctx.db.userGroupsByOrgId.count(orgId) + missingGroups.length
   if (missingGroups.length > 0 && groupCount > ctx.maxUserGroupsPerOrganisation) {
     throw new ApiError('invalidRequest')
   }
-  const user = ctx.db.users.get(orgKey(orgId, id))
   if (!user && ctx.db.collections.users.count() >= ctx.maxUsers) {
     ctx.warn(
       `identify refused a new user: the mock holds ${ctx.maxUsers} users, its limit (raise it with maxUsers or --max-users)`,
@@ -52,7 +56,7 @@ export function identifyUser(
   const at = ctx.now()
   const now = formatTimestamp(at)
   if (user && missingGroups.length === 0) {
-    ctx.db.update('users', user, changesOf(data, userGroups, now))
+    ctx.db.update('users', user, changesOf(user, data, userGroups, now))
     return answer(ctx, id, user, at)
   }
   return createThenAnswer(ctx, request, user, { userGroups, missingGroups, at, now })
@@ -74,7 +78,7 @@ async function createThenAnswer(
     await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
   }
   let user = known
-  if (user) ctx.db.update('users', user, changesOf(data, userGroups, now))
+  if (user) ctx.db.update('users', user, changesOf(user, data, userGroups, now))
   else {
     const userId = ctx.generateUserId()
     // The answer shapes decide, once, whether a new user is registered: its record keeps it.
@@ -103,8 +107,13 @@ function answer(ctx: RuleContext, id: string, user: UserRecord, at: Date): Ident
   return { id, data: profile, token }
 }
 
-/** What identify changes of a known user: the profile fields sent, its groups and `lastActive`. */
+/**
+ * What identify changes of a known `user`: the profile fields sent, its groups and `lastActive`,
+ * each only where it differs from what the user holds (a client sends the same profile on every
+ * sign-in): an unchanged field is not written, measured nor taken back.
+ */
 function changesOf(
+  user: UserRecord,
   data: UserProfileInput | undefined,
   userGroups: string[] | undefined,
   now: string,
@@ -113,12 +122,22 @@ function changesOf(
   if (data) {
     for (const field of profileFieldNames) {
       const value = data[field]
-      if (value !== undefined) (changes as Record<string, unknown>)[field] = value
+      if (value !== undefined && value !== user[field]) {
+        ;(changes as Record<string, unknown>)[field] = value
+      }
     }
   }
-  if (userGroups) changes.userGroups = userGroups
-  changes.lastActive = now
+  if (userGroups && !sameList(userGroups, user.userGroups)) changes.userGroups = userGroups
+  if (now !== user.lastActive) changes.lastActive = now
   return changes
+}
+
+/** Whether two lists hold the same items in the same order. */
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /** The groups of `userGroups` that organisation `orgId` does not have yet. */
