@@ -22,7 +22,7 @@ import {
   type StoredOf,
   stageRecords,
 } from './partitioned-collection.ts'
-import type { SignInTokenRecord, WebViewSessionRecord } from './records.ts'
+import { type SignInTokenRecord, sameFieldValue, type WebViewSessionRecord } from './records.ts'
 import { SecretFingerprints } from './secret-fingerprints.ts'
 import { TimeOrder } from './time-order.ts'
 
@@ -245,17 +245,24 @@ export class Database {
 
   /**
    * Changes `record` in place with `fields`: the way a rule changes a stored record, so that the
-   * change is written to the state file and can be taken back.
+   * change is written to the state file and can be taken back. A field given the value it holds
+   * already (a client sends the same profile on every sign-in) is left as it is, neither measured
+   * nor taken back.
    */
   update<C extends keyof MockState>(
     collection: C,
     record: MockState[C][number],
     fields: Partial<MockState[C][number]>,
   ): void {
+    const held = record as Record<string, unknown>
     const before: Record<string, unknown> = {}
-    for (const field in fields) before[field] = (record as Record<string, unknown>)[field]
+    for (const field in fields) {
+      const value = (fields as Record<string, unknown>)[field]
+      if (sameFieldValue(held[field], value)) continue
+      before[field] = held[field]
+      held[field] = value
+    }
     this.#record({ collection, op: 'put', record, before } as Logged)
-    Object.assign(record, fields)
   }
 
   /**

@@ -4,6 +4,19 @@ import { percentCompleteSchema } from '../api/data-file.ts'
 import { profileFieldsSchema } from '../api/profile-fields.ts'
 import { nullableFields } from '../api/shape-views.ts'
 
+/**
+ * Whether `a`, the value of a record's field, is `b`: a record's fields are strings, numbers,
+ * `null` and arrays of strings, two arrays the same when they hold the same strings in order.
+ *
+ * @example sameFieldValue(['grp-1'], ['grp-1']) // true
+ */
+export function sameFieldValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
 /** An organisation: the tenant that API keys and users belong to. */
 export const organisationRecordSchema = z.strictObject({
   orgId: z.string().min(1),

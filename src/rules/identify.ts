@@ -7,7 +7,7 @@ import { profileFieldNames, profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
 import { formatTimestamp } from '../base/time.ts'
 import { orgKey } from '../model/indexes.ts'
-import type { UserRecord } from '../model/records.ts'
+import { sameFieldValue, type UserRecord } from '../model/records.ts'
 import { shapeAnswer, takeNewUserCase } from './answer-shapes.ts'
 import type { RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
@@ -39,7 +39,7 @@ export function identifyUser(
   // (a client sends the same on every sign-in), so that nothing is copied.
   const sent = data?.userGroups
   const userGroups =
-    sent && (user && sameList(sent, user.userGroups) ? user.userGroups : [...new Set(sent)])
+    sent && (user && sameFieldValue(sent, user.userGroups) ? user.userGroups : [...new Set(sent)])
   const missingGroups = userGroups ? missingGroupsOf(ctx, orgId, userGroups) : []
   if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
   const groupCount = ctx.db.userGroupsByOrgId.count(orgId) + missingGroups.length
@@ -56,7 +56,7 @@ export function identifyUser(
   const at = ctx.now()
   const now = formatTimestamp(at)
   if (user && missingGroups.length === 0) {
-    ctx.db.update('users', user, changesOf(user, data, userGroups, now))
+    ctx.db.update('users', user, changesOf(data, userGroups, now))
     return answer(ctx, id, user, at)
   }
   return createThenAnswer(ctx, request, user, { userGroups, missingGroups, at, now })
@@ -78,7 +78,7 @@ async function createThenAnswer(
     await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
   }
   let user = known
-  if (user) ctx.db.update('users', user, changesOf(user, data, userGroups, now))
+  if (user) ctx.db.update('users', user, changesOf(data, userGroups, now))
   else {
     const userId = ctx.generateUserId()
     // The answer shapes decide, once, whether a new user is registered: its record keeps it.
@@ -107,13 +107,8 @@ function answer(ctx: RuleContext, id: string, user: UserRecord, at: Date): Ident
   return { id, data: profile, token }
 }
 
-/**
- * What identify changes of a known `user`: the profile fields sent, its groups and `lastActive`,
- * each only where it differs from what the user holds (a client sends the same profile on every
- * sign-in): an unchanged field is not written, measured nor taken back.
- */
+/** What identify changes of a known user: the profile fields sent, its groups and `lastActive`. */
 function changesOf(
-  user: UserRecord,
   data: UserProfileInput | undefined,
   userGroups: string[] | undefined,
   now: string,
@@ -122,22 +117,12 @@ function changesOf(
   if (data) {
     for (const field of profileFieldNames) {
       const value = data[field]
-      if (value !== undefined && value !== user[field]) {
-        ;(changes as Record<string, unknown>)[field] = value
-      }
+      if (value !== undefined) (changes as Record<string, unknown>)[field] = value
     }
   }
-  if (userGroups && !sameList(userGroups, user.userGroups)) changes.userGroups = userGroups
-  if (now !== user.lastActive) changes.lastActive = now
+  if (userGroups) changes.userGroups = userGroups
+  changes.lastActive = now
   return changes
-}
-
-/** Whether two lists hold the same items in the same order. */
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a === b) return true
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
 }
 
 /** The groups of `userGroups` that organisation `orgId` does not have yet. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { buildDataset } from '../../fixtures/build-dataset.ts'
 import { Database } from '../../src/model/database.ts'
+import { orgKey } from '../../src/model/indexes.ts'
 import { resolveOptions } from '../../src/options/mock-api-options.ts'
 import { createRuleContext } from '../../src/rules/context.ts'
 import { identifyUser } from '../../src/rules/identify.ts'
@@ -43,5 +44,22 @@ describe('the identify rule', () => {
     })
     expect(grouped).toBeInstanceOf(Promise)
     expect((await grouped).data.userGroups).toEqual(['a-new-group'])
+  })
+
+  it('writes only what a sign-in changes: the same groups again leave the stored list as it is', async () => {
+    const { ctx, known } = await setup()
+    const stored = ctx.db.users.get(orgKey('acme', known))
+    const groups = ['grp-a', 'grp-b']
+    await identifyUser(ctx, 'acme', { id: known, orgId: 'acme', data: { userGroups: groups } })
+    const kept = stored?.userGroups
+    expect(kept).toEqual(groups)
+    expect(kept).not.toBe(groups)
+    // Sent again, once with a duplicate: nothing to write, and no copy replaces the list held.
+    for (const userGroups of [groups, ['grp-a', 'grp-b', 'grp-a']]) {
+      identifyUser(ctx, 'acme', { id: known, orgId: 'acme', data: { userGroups } })
+      expect(stored?.userGroups).toBe(kept)
+    }
+    identifyUser(ctx, 'acme', { id: known, orgId: 'acme', data: { userGroups: ['grp-b'] } })
+    expect(stored?.userGroups).toEqual(['grp-b'])
   })
 })
