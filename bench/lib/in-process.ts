@@ -2,7 +2,6 @@ import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { buildDataset } from '../../fixtures/build-dataset.ts'
 import { Database } from '../../src/model/database.ts'
-import { orgKey } from '../../src/model/indexes.ts'
 import { resolveOptions } from '../../src/options/mock-api-options.ts'
 import { createMockApi, type MockApi } from '../../src/root/create-mock-api.ts'
 import { createRuleContext, type RuleContext } from '../../src/rules/context.ts'
@@ -43,7 +42,7 @@ export async function ruleCosts(sized: { ctx: RuleContext; ids: string[] }, time
   let next = 0
   let victim = ''
   let token = ''
-  const someone = ctx.db.users.get(orgKey(orgId, ids[0] as string))
+  const someone = ctx.db.users.get(orgId, ids[0] as string)
   if (!someone) throw new Error('no seeded user')
   return {
     identify: await medianLatencyMs(

@@ -5,7 +5,6 @@ import type { MaybePromise } from '../base/maybe-promise.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
-import { orgKey } from '../model/indexes.ts'
 import {
   type MockApiOptions,
   type ResolvedMockApiOptions,
@@ -145,7 +144,7 @@ export class MockCore {
           const event = buildWebhookEvent(
             {
               now,
-              user: (orgId, id) => db.users.get(orgKey(orgId, id)),
+              user: (orgId, id) => db.users.get(orgId, id),
               learningPathOf: (userId) => db.learningProgress.get(userId)?.learningPathId,
             },
             input,

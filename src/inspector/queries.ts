@@ -1,6 +1,5 @@
 import { z } from 'zod'
 import { ApiError } from '../base/errors.ts'
-import { orgKey } from '../model/indexes.ts'
 import { caseOfUser, shapeAnswer } from '../rules/answer-shapes.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
@@ -86,7 +85,7 @@ export function listUsers(
  */
 export function describeUser(ctx: RuleContext, query: { orgId: string; id: string }) {
   const { db } = ctx
-  const user = db.users.get(orgKey(query.orgId, query.id))
+  const user = db.users.get(query.orgId, query.id)
   if (!user) throw new ApiError('userNotFound')
   const progress = db.learningProgress.get(user.userId)
   const tokens = db.signInTokensByUserId.get(user.userId)
@@ -101,7 +100,7 @@ export function describeUser(ctx: RuleContext, query: { orgId: string; id: strin
     progress: progress
       ? {
           learningPathId: progress.learningPathId,
-          name: db.learningPaths.get(orgKey(user.orgId, progress.learningPathId))?.name ?? null,
+          name: db.learningPaths.get(user.orgId, progress.learningPathId)?.name ?? null,
           startDate: progress.startDate,
           dueDate: progress.dueDate,
           completedAt: progress.completedAt,

@@ -15,7 +15,7 @@ import {
   userCollectionNames,
 } from './collections.ts'
 import { CredentialStore } from './credential-store.ts'
-import { type CollectionObserver, GroupIndex, orgKey, UniqueIndex } from './indexes.ts'
+import { type CollectionObserver, GroupIndex, OrgIndex, UniqueIndex } from './indexes.ts'
 import {
   adoptStaged,
   PartitionedCollection,
@@ -150,16 +150,15 @@ export class Database {
     (r) => r.orgId,
   )
   readonly apiKeys = new UniqueIndex<Stored<'apiKeys'>>(this.collections.apiKeys, (r) => r.keyHash)
-  readonly users = new UniqueIndex<Stored<'users'>>(this.collections.users, (r) =>
-    orgKey(r.orgId, r.id),
-  )
+  readonly users = new OrgIndex<Stored<'users'>>(this.collections.users, (r) => r.id)
   readonly usersByUserId = new UniqueIndex<Stored<'users'>>(this.collections.users, (r) => r.userId)
-  readonly userGroups = new UniqueIndex<Stored<'userGroups'>>(this.collections.userGroups, (r) =>
-    orgKey(r.orgId, r.groupId),
+  readonly userGroups = new OrgIndex<Stored<'userGroups'>>(
+    this.collections.userGroups,
+    (r) => r.groupId,
   )
-  readonly learningPaths = new UniqueIndex<Stored<'learningPaths'>>(
+  readonly learningPaths = new OrgIndex<Stored<'learningPaths'>>(
     this.collections.learningPaths,
-    (r) => orgKey(r.orgId, r.learningPathId),
+    (r) => r.learningPathId,
   )
   readonly learningProgress = new UniqueIndex<Stored<'learningProgress'>>(
     this.collections.learningProgress,
@@ -168,10 +167,6 @@ export class Database {
   readonly certificates = new GroupIndex<Stored<'certificates'>>(
     this.collections.certificates,
     (r) => r.userId,
-  )
-  readonly userGroupsByOrgId = new GroupIndex<Stored<'userGroups'>>(
-    this.collections.userGroups,
-    (r) => r.orgId,
   )
   readonly signInTokensByUserId = new GroupIndex(this.signInTokens, (r) => r.userId)
   readonly signInTokensByExpiry = new TimeOrder(this.signInTokens, (r) => timestampMs(r.expiresAt))

@@ -43,6 +43,55 @@ export class UniqueIndex<R> {
 }
 
 /**
+ * Like {@link UniqueIndex}, for records known by an id within their organisation (a user, a
+ * group, a learning path): one map per organisation, keyed by the record's own id, so that a
+ * lookup builds no key. A key joined from the two (as a state file's is) would be a new string to
+ * build, flatten and hash on every lookup, and a copy of the id held besides the record's.
+ */
+export class OrgIndex<R extends { orgId: string }> {
+  readonly #byOrg = new Map<string, Map<string, R>>()
+  #size = 0
+
+  constructor(collection: ObservedRecords<R>, idOf: (record: R) => string) {
+    collection.observe({
+      added: (record) => {
+        const { orgId } = record
+        let records = this.#byOrg.get(orgId)
+        if (records === undefined) {
+          records = new Map()
+          this.#byOrg.set(flatString(orgId), records)
+        }
+        const id = flatString(idOf(record))
+        if (records.get(id) === undefined) this.#size++
+        records.set(id, record)
+      },
+      removed: (record) => {
+        const records = this.#byOrg.get(record.orgId)
+        const id = idOf(record)
+        if (records?.get(id) !== record) return
+        records.delete(id)
+        this.#size--
+        if (records.size === 0) this.#byOrg.delete(record.orgId)
+      },
+    })
+  }
+
+  /** The record of organisation `orgId` whose id is `id`, if any. */
+  get(orgId: string, id: string): R | undefined {
+    return this.#byOrg.get(orgId)?.get(id)
+  }
+
+  /** How many records organisation `orgId` has. */
+  count(orgId: string): number {
+    return this.#byOrg.get(orgId)?.size ?? 0
+  }
+
+  get size(): number {
+    return this.#size
+  }
+}
+
+/**
  * Like {@link UniqueIndex}, for a key that many records share (a user's tokens, say). A key with
  * one record keeps the record itself: most users have one certificate, and a `Set` costs 200 bytes.
  */
@@ -83,13 +132,4 @@ export class GroupIndex<R> {
     if (group === undefined) return 0
     return group instanceof Set ? group.size : 1
   }
-}
-
-/**
- * The key of a record that belongs to an organisation. The organisation's length comes first, so
- * no two `(orgId, id)` pairs share a key (joining them with a separator would let `('a', 'b:c')`
- * and `('a:b', 'c')` meet: ids and orgIds may hold any character).
- */
-export function orgKey(orgId: string, id: string): string {
-  return `${orgId.length}:${orgId}:${id}`
 }

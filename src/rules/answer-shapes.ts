@@ -1,7 +1,6 @@
 import type { UserProfile } from '../api/api-schemas.ts'
 import { type ShapeCase, type Shapes, shapeCases, shapesSchema } from '../api/shape-cases.ts'
 import { ApiError } from '../base/errors.ts'
-import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { parseInput } from './organisations.ts'
@@ -49,7 +48,7 @@ export function shapeAnswer(
 export function shapeNoteOf(ctx: RuleContext, target: { orgId?: string; id?: string }): string {
   // Every user of an organisation under `full` answers in full: no user to look up.
   if (shapesOf(ctx, target.orgId ?? '') === 'full') return 'full'
-  const user = ctx.db.users.get(orgKey(target.orgId ?? '', target.id ?? ''))
+  const user = ctx.db.users.get(target.orgId ?? '', target.id ?? '')
   return (user && caseOfUser(ctx, user)?.name) ?? 'full'
 }
 

@@ -1,6 +1,5 @@
 import type { DeleteUserResponse } from '../api/api-schemas.ts'
 import { ApiError } from '../base/errors.ts'
-import { orgKey } from '../model/indexes.ts'
 import type { RuleContext } from './context.ts'
 
 /**
@@ -18,7 +17,7 @@ export function deleteUser(
 ): DeleteUserResponse {
   if (target.orgId !== callerOrgId) throw new ApiError('forbidden')
   const { db } = ctx
-  const user = db.users.get(orgKey(target.orgId, target.id))
+  const user = db.users.get(target.orgId, target.id)
   if (!user) throw new ApiError('userNotFound')
 
   db.removeRecordsOf(user.userId)

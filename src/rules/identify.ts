@@ -6,7 +6,6 @@ import type {
 import { profileFieldNames, profileOrNull } from '../api/profile-fields.ts'
 import { ApiError } from '../base/errors.ts'
 import { formatTimestamp } from '../base/time.ts'
-import { orgKey } from '../model/indexes.ts'
 import { sameFieldValue, type UserRecord } from '../model/records.ts'
 import { shapeAnswer, takeNewUserCase } from './answer-shapes.ts'
 import type { RuleContext } from './context.ts'
@@ -34,7 +33,7 @@ export function identifyUser(
   const { id, orgId, data } = request
   if (orgId !== callerOrgId) throw new ApiError('forbidden')
 
-  const user = ctx.db.users.get(orgKey(orgId, id))
+  const user = ctx.db.users.get(orgId, id)
   // The groups sent, each once: the very list the user holds when they are its groups already
   // (a client sends the same on every sign-in), so that nothing is copied.
   const sent = data?.userGroups
@@ -42,7 +41,7 @@ export function identifyUser(
     sent && (user && sameFieldValue(sent, user.userGroups) ? user.userGroups : [...new Set(sent)])
   const missingGroups = userGroups ? missingGroupsOf(ctx, orgId, userGroups) : []
   if (ctx.strictUserGroups && missingGroups.length > 0) throw new ApiError('invalidRequest')
-  const groupCount = ctx.db.userGroupsByOrgId.count(orgId) + missingGroups.length
+  const groupCount = ctx.db.userGroups.count(orgId) + missingGroups.length
   if (missingGroups.length > 0 && groupCount > ctx.maxUserGroupsPerOrganisation) {
     throw new ApiError('invalidRequest')
   }
@@ -129,7 +128,7 @@ function changesOf(
 function missingGroupsOf(ctx: RuleContext, orgId: string, userGroups: string[]): string[] {
   const missing: string[] = []
   for (const groupId of userGroups) {
-    if (!ctx.db.userGroups.get(orgKey(orgId, groupId))) missing.push(groupId)
+    if (!ctx.db.userGroups.get(orgId, groupId)) missing.push(groupId)
   }
   return missing
 }

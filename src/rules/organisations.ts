@@ -10,7 +10,6 @@ import { describeIssues, jsonPath } from '../base/issues.ts'
 import { randomText } from '../base/secrets.ts'
 import { emptyState, type MockState } from '../model/database.ts'
 import { apiKeyRecord, organisationRecordsOf, userRecordsOf } from '../model/declared-data.ts'
-import { orgKey } from '../model/indexes.ts'
 import type { RuleContext } from './context.ts'
 
 /** Letters and digits, as an API key's random part is drawn from. */
@@ -109,8 +108,8 @@ export async function putUser(
   if (!db.organisations.get(orgId)) throw new ApiError('notFound')
   const user = parseInput(putUserSchema, input)
   const declared = {
-    groups: { has: (groupId: string) => db.userGroups.get(orgKey(orgId, groupId)) !== undefined },
-    paths: { has: (pathId: string) => db.learningPaths.get(orgKey(orgId, pathId)) !== undefined },
+    groups: { has: (groupId: string) => db.userGroups.get(orgId, groupId) !== undefined },
+    paths: { has: (pathId: string) => db.learningPaths.get(orgId, pathId) !== undefined },
   }
   const issues = userReferenceIssues(
     [{ ...user, id }],
@@ -118,7 +117,7 @@ export async function putUser(
     () => orgId,
   ).map((issue) => ({ ...issue, path: issue.path.slice(1) }))
   if (issues.length > 0) throw invalid(describeIssues(issues, 'body'))
-  const existing = db.users.get(orgKey(orgId, id))
+  const existing = db.users.get(orgId, id)
   const userId = user.userId ?? existing?.userId ?? ctx.generateUserId()
   const owner = db.usersByUserId.get(userId)
   if (owner && owner !== existing) throw invalid('userId: another user has this userId')
@@ -133,7 +132,7 @@ export async function putUser(
     orgId,
     { ...user, id },
     userId,
-    (pathId) => db.learningPaths.get(orgKey(orgId, pathId))?.name,
+    (pathId) => db.learningPaths.get(orgId, pathId)?.name,
   )
   await db.add(records)
   return existing === undefined

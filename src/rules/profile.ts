@@ -1,6 +1,5 @@
 import type { UserProfile } from '../api/api-schemas.ts'
 import { profileFieldNames } from '../api/profile-fields.ts'
-import { orgKey } from '../model/indexes.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 
@@ -14,7 +13,7 @@ import type { RuleContext } from './context.ts'
  */
 export function toUserProfile(ctx: RuleContext, user: UserRecord): Required<UserProfile> {
   const progress = ctx.db.learningProgress.get(user.userId)
-  const path = progress && ctx.db.learningPaths.get(orgKey(user.orgId, progress.learningPathId))
+  const path = progress && ctx.db.learningPaths.get(user.orgId, progress.learningPathId)
   const profile: Partial<Record<keyof UserProfile, unknown>> = {
     userId: user.userId,
     registrationStatus: user.registrationStatus,

@@ -1,6 +1,5 @@
 import { hashSecret } from '../base/secrets.ts'
 import { formatTimestamp, timestampMs } from '../base/time.ts'
-import { orgKey } from '../model/indexes.ts'
 import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
@@ -55,7 +54,7 @@ export function checkSignInToken(
   const record = ctx.db.signInTokens.get(hashSecret(token))
   const user = record && ctx.db.usersByUserId.get(record.userId)
   if (!record || !user) return { ok: false, reason: 'unknown' }
-  if (record.orgId !== orgId || !ctx.db.users.get(orgKey(orgId, user.id))) {
+  if (record.orgId !== orgId || !ctx.db.users.get(orgId, user.id)) {
     return { ok: false, reason: 'wrong-organisation' }
   }
   if (timestampMs(record.expiresAt) <= now.getTime()) return { ok: false, reason: 'expired' }

@@ -5,7 +5,6 @@ import { profileOrNull } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/issues.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
 import type { MockState, PendingChanges } from '../model/database.ts'
-import { orgKey } from '../model/indexes.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
 
 /** A state file that cannot be used: it is left as it is, and the message says why in one line. */
@@ -245,4 +244,14 @@ function loadSqlite(): typeof import('node:sqlite') {
  */
 function addMissingProfileFields(user: unknown): void {
   if (typeof user === 'object' && user !== null) Object.assign(user, profileOrNull(user))
+}
+
+/**
+ * The key of a record that belongs to an organisation, as a state file stores it. The
+ * organisation's length comes first, so no two `(orgId, id)` pairs share a key (joining them with
+ * a separator would let `('a', 'b:c')` and `('a:b', 'c')` meet: ids and orgIds may hold any
+ * character).
+ */
+export function orgKey(orgId: string, id: string): string {
+  return `${orgId.length}:${orgId}:${id}`
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { seedDataset } from '../../fixtures/index.ts'
 import { MockCore } from '../../src/core/mock-core.ts'
-import { orgKey } from '../../src/model/indexes.ts'
 import type { MockApiOptions } from '../../src/root/index.ts'
 import { toUserProfile } from '../../src/rules/profile.ts'
 import { dispatchRaw } from '../support/way-in.ts'
@@ -39,7 +38,7 @@ async function expectOldAnswers(
       })
       expect(answer.status).toBe(200)
       const old = await core.transact((ctx) => {
-        const user = ctx.db.users.get(orgKey(orgId, id))
+        const user = ctx.db.users.get(orgId, id)
         if (!user) throw new Error(`no user ${id}`)
         return JSON.stringify({ id, data: toUserProfile(ctx, user), token: `token-${minted}` })
       })

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { buildDataset } from '../../fixtures/build-dataset.ts'
 import { Database } from '../../src/model/database.ts'
-import { orgKey } from '../../src/model/indexes.ts'
 import { resolveOptions } from '../../src/options/mock-api-options.ts'
 import { createRuleContext } from '../../src/rules/context.ts'
 import { identifyUser } from '../../src/rules/identify.ts'
@@ -48,7 +47,7 @@ describe('the identify rule', () => {
 
   it('writes only what a sign-in changes: the same groups again leave the stored list as it is', async () => {
     const { ctx, known } = await setup()
-    const stored = ctx.db.users.get(orgKey('acme', known))
+    const stored = ctx.db.users.get('acme', known)
     const groups = ['grp-a', 'grp-b']
     await identifyUser(ctx, 'acme', { id: known, orgId: 'acme', data: { userGroups: groups } })
     const kept = stored?.userGroups

@@ -1,7 +1,7 @@
 import { Collection, OperationError, type Query } from '@msw/data'
 import { describe, expect, it, vi } from 'vitest'
 import { z } from 'zod'
-import { GroupIndex, orgKey, UniqueIndex } from '../../src/model/indexes.ts'
+import { GroupIndex, UniqueIndex } from '../../src/model/indexes.ts'
 import {
   adoptStaged,
   PartitionedCollection,
@@ -9,6 +9,7 @@ import {
 } from '../../src/model/partitioned-collection.ts'
 import { MockCore } from '../../src/root/advanced.ts'
 import { createMockApi } from '../../src/root/index.ts'
+import { orgKey } from '../../src/server/state-file.ts'
 import { dispatchJson } from '../support/way-in.ts'
 
 const schema = z.strictObject({ n: z.int(), group: z.string(), tags: z.array(z.string()) })
