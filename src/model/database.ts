@@ -220,8 +220,14 @@ export class Database {
   #undoing = false
   /** Set while {@link load} places its records: they are the start, not a change. */
   #loading = false
-  /** The JSON size of each record and of them all, in characters: what `maxStateBytes` bounds. */
-  readonly #sizes = new WeakMap<object, number>()
+  /**
+   * The JSON size of each record measured since the load, in characters; a record loaded and
+   * never changed since is measured when it first changes or leaves (see {@link #sizeOf}). A
+   * `Map`, not a `WeakMap`: every record leaves through a logged change, which drops its entry,
+   * and a `WeakMap` costs five times as much to change (a token comes and goes on every identify).
+   */
+  readonly #sizes = new Map<object, number>()
+  /** The JSON size of every record, in characters: what `maxStateBytes` bounds. */
   #bytes = 0
 
   constructor() {
@@ -251,6 +257,8 @@ export class Database {
   ): void {
     const held = record as Record<string, unknown>
     const before: Record<string, unknown> = {}
+    // Measured as it was, before the first change since the load.
+    if (!this.#sizes.has(record)) this.#sizes.set(record, JSON.stringify(record).length)
     for (const field in fields) {
       const value = (fields as Record<string, unknown>)[field]
       if (sameFieldValue(held[field], value)) continue
@@ -269,9 +277,9 @@ export class Database {
     let bytes = this.#bytes
     const sizes = new Map<object, number>()
     const written: PendingChanges['writes'] = []
-    for (const { collection, op, record, before } of this.#log) {
+    for (const { collection, op, record, before, created } of this.#log) {
       const seen = sizes.get(record)
-      const old = seen ?? this.#sizes.get(record)
+      const old = seen ?? (created ? undefined : this.#sizeOf(record))
       let size = 0
       if (op === 'put') {
         const resized = writes || seen !== undefined ? undefined : resizedBy(record, before, old)
@@ -283,6 +291,14 @@ export class Database {
       sizes.set(record, size)
     }
     return { writes: written, sizes, bytes }
+  }
+
+  /**
+   * The JSON size of `record`, held before the operation under way and not changed by it yet:
+   * measured now if it was loaded and has not changed since.
+   */
+  #sizeOf(record: object): number {
+    return this.#sizes.get(record) ?? JSON.stringify(record).length
   }
 
   /** Keeps the changes of the operation under way, measured by {@link pending}, for good. */
@@ -353,9 +369,12 @@ export class Database {
           const copy = (await collection.create(copyOf(record) as never)) as object
           recreated.set(change.record, copy)
           const size = this.#sizes.get(change.record)
+          this.#sizes.delete(change.record)
           if (size !== undefined) this.#sizes.set(copy, size)
-        } else if (change.created) collection.delete(record as never)
-        else Object.assign(record, change.before)
+        } else if (change.created) {
+          collection.delete(record as never)
+          this.#sizes.delete(record)
+        } else Object.assign(record, change.before)
       }
     } finally {
       this.#undoing = false
@@ -399,11 +418,7 @@ export class Database {
       }
       if (isCredential(name)) for (const record of records) this[name].create(record as never)
       else stageRecords(this.collections[name] as never, records as never)
-      for (const record of records) {
-        const size = JSON.stringify(record).length
-        this.#sizes.set(record, size)
-        this.#bytes += size
-      }
+      this.#bytes += jsonSizeOfAll(records)
     }
   }
 
@@ -505,6 +520,20 @@ export function isParsedState(state: Partial<MockState>): boolean {
 
 function isCredential(name: CollectionName): name is CredentialCollectionName {
   return 'credential' in collectionTable[name]
+}
+
+/**
+ * The JSON sizes of `records` added up, without a size kept for each (see `Database.#sizeOf`):
+ * one `JSON.stringify` a slice of them, less the brackets and commas that join them, which costs
+ * less than one a record and builds no string larger than a slice's.
+ */
+function jsonSizeOfAll(records: readonly object[]): number {
+  let size = 0
+  for (let start = 0; start < records.length; start += loadSlice) {
+    const slice = records.slice(start, start + loadSlice)
+    size += JSON.stringify(slice).length - 1 - slice.length
+  }
+  return size
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset } from '../../fixtures/index.ts'
 import { MockCore, type StateStore } from '../../src/root/advanced.ts'
 import type { MockApiOptions } from '../../src/root/index.ts'
-import { dispatchJson } from '../support/way-in.ts'
+import { dispatchJson, dispatchRaw } from '../support/way-in.ts'
 
 /**
  * The limits of a running mock (docs/guides/behaviour.md, "Limits of a running mock" and "Identify"): every
@@ -318,6 +318,65 @@ describe('maxStateBytes', () => {
       expect({ data, status: res.status }).toEqual({ data, status: 200 })
       expect(core.stateBytes).toBe(await jsonSize())
       advance(1)
+    }
+  })
+
+  it('counts the records loaded at the start exactly once they change, leave or are refused a change', async () => {
+    const core = mock({
+      organisations: [{ orgId: 'acme', apiKeys: ['acme-key'], users: 4 }],
+      maxTokensPerUser: 1,
+    })
+    await core.ready
+    const records = (state: object) =>
+      Object.values(state).flatMap((collection: object[]) => collection)
+    const jsonSize = async () =>
+      records(await core.state()).reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const [first, second, third] = (await core.state()).users
+    if (!first || !second || !third) throw new Error('four users seeded')
+    expect(core.stateBytes).toBe(await jsonSize())
+    // A loaded user changed twice, the second time back to a value it held.
+    for (const data of [{ firstName: 'Ada "A"' }, { firstName: first.firstName ?? 'x' }]) {
+      expect((await identify(core, { id: first.id, data })).status).toBe(200)
+      expect(core.stateBytes).toBe(await jsonSize())
+    }
+    // A loaded user refused a change that would pass the limit: nothing changes, the count neither.
+    const room = core.stateBytes + 200
+    const tight = mock({
+      organisations: [{ orgId: 'acme', apiKeys: ['acme-key'], users: 4 }],
+      maxStateBytes: room,
+    })
+    await tight.ready
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const before = tight.stateBytes
+    const [loaded] = (await tight.state()).users
+    const grown = await identify(tight, { id: loaded?.id, data: { lastName: 'l'.repeat(1000) } })
+    expect(grown.status).toBe(500)
+    expect(tight.stateBytes).toBe(before)
+    expect(records(await tight.state()).reduce((sum, r) => sum + JSON.stringify(r).length, 0)).toBe(
+      before,
+    )
+    // A loaded user deleted, with its progress and certificates, never measured before.
+    const deleted = await dispatchJson(core, 'DELETE', `/api/v1/users/acme/${second.id}`, {
+      key: 'acme-key',
+    })
+    expect(deleted.status).toBe(200)
+    expect(core.stateBytes).toBe(await jsonSize())
+    // A token redeemed: a loaded user changed by the web view, after a token created since.
+    const { body } = await identify(core, { id: third.id })
+    const { token } = body as { token: string }
+    const view = await dispatchRaw(core, {
+      method: 'GET',
+      target: `/webview?orgId=acme&token=${token}`,
+    })
+    expect(view.status).toBe(200)
+    expect(core.stateBytes).toBe(await jsonSize())
+    // The loaded users changed since, deleted: each leaves with the size it had last.
+    for (const { id } of [first, third]) {
+      const gone = await dispatchJson(core, 'DELETE', `/api/v1/users/acme/${id}`, {
+        key: 'acme-key',
+      })
+      expect(gone.status).toBe(200)
+      expect(core.stateBytes).toBe(await jsonSize())
     }
   })
 

@@ -116,6 +116,36 @@ describe('group commit', () => {
     expect((await namesOf(core)).get('kept')).toBe('Before')
   })
 
+  it('counts the records loaded at the start exactly after a failed group changed them', async () => {
+    const { store, failNext } = groupStore()
+    const core = new MockCore(
+      { ...options, organisations: [{ orgId: 'acme', apiKeys: [key], users: 3 }] },
+      store,
+    )
+    await core.ready
+    const jsonSize = async () =>
+      Object.values(await core.state())
+        .flatMap((collection: object[]) => collection)
+        .reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const [changed, deleted] = (await core.state()).users.map((u) => u.id)
+    if (!changed || !deleted) throw new Error('three users seeded')
+    const remove = (id: string) => dispatchJson(core, 'DELETE', `/api/v1/users/acme/${id}`, { key })
+    failNext()
+    const failed = await Promise.all([
+      identify(core, changed, 'Lost'),
+      remove(deleted),
+      identify(core, changed, 'Lost "again"'),
+    ])
+    expect(failed.map((a) => a.status)).toEqual([500, 500, 500])
+    expect(core.stateBytes).toBe(await jsonSize())
+    for (const answer of [await identify(core, changed, 'Kept'), await remove(deleted)]) {
+      expect(answer.status).toBe(200)
+      expect(core.stateBytes).toBe(await jsonSize())
+    }
+    expect((await remove(changed)).status).toBe(200)
+    expect(core.stateBytes).toBe(await jsonSize())
+  })
+
   it('commits the open group before a reset, a transaction or a read of the state', async () => {
     const { store, groups } = groupStore()
     const core = new MockCore(options, store)
