@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { dateTimeSchema, userProfileSchema } from './api-schemas.ts'
 
 // The forms identify's answer may take within the API description: the one table the answer

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { profileFieldsSchema } from './profile-fields.ts'
 import { optionalNullableFields, textFieldsAtMost } from './shape-views.ts'
 

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { Issue } from '../base/issues.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
 import {

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 
 /** What a take gives for a value it cannot vouch for: "ask the schema". */
 const unsure: unique symbol = Symbol('unsure')

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** @example sexSchema.parse('female') */
 export const sexSchema = z.enum(['male', 'female'])

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 // Views of a zod object's fields, for schemas that share fields but not their optionality:
 // `z.strictObject({ ...nullableFields(profileFieldsSchema.shape), … })`.

@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2.js'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * The hashes and tokens of the mock, as flat strings: `@noble/hashes`' `bytesToHex` builds its

@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { withFastAccept } from '../api/fast-accept.ts'
 import { type ApiErrorCode, jsonResponse, type WireResponse } from '../base/errors.ts'
 import { andThen, type MaybePromise } from '../base/maybe-promise.ts'

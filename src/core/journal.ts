@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { ApiCall, Operation } from './routes.ts'
 
 export { type JsonValue, maxJournaledBodyBytes } from './journaled-body.ts'

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander'
-import { z } from 'zod'
+import * as z from 'zod'
 
 /** A flag that sets one option of a schema. */
 interface FlagRow<Path extends string = string> {

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { controlPaths } from '../base/control-paths.ts'
 import { operationErrors, statusesOf } from '../core/faults.ts'
 import { apiRoutes } from '../core/routes.ts'

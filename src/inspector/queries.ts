@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { ApiError } from '../base/errors.ts'
 import { caseOfUser, shapeAnswer } from '../rules/answer-shapes.ts'
 import type { RuleContext } from '../rules/context.ts'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import type { IdentifyUserRequest } from '../api/api-schemas.ts'
 import { parseOptions } from '../base/errors.ts'
 import type { Operation } from '../core/faults.ts'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { fastParseOf } from '../api/fast-accept.ts'
 import { afterReadyInput, timestampMs } from '../base/time.ts'
 import {

@@ -1,6 +1,6 @@
 import { Collection, OperationError, Query } from '@msw/data'
 import { createFromSerializedRecord, deserializeRecord } from '@msw/data/extensions/persist'
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { afterReadyInput } from '../base/time.ts'
 import { flatString } from './flat-string.ts'
 import type { CollectionObserver } from './indexes.ts'

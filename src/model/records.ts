@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../api/api-schemas.ts'
 import { percentCompleteSchema } from '../api/data-file.ts'
 import { profileFieldsSchema } from '../api/profile-fields.ts'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { dataFileSchema } from '../api/data-file.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'

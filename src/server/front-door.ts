@@ -1,5 +1,5 @@
 import { isIP } from 'node:net'
-import { z } from 'zod'
+import * as z from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { pathnameOf, type RequestHead } from '../base/wire.ts'

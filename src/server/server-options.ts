@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { mockApiOptionsSchema, wholeNumber } from '../options/mock-api-options.ts'
 import { frontDoorOptionsSchema } from './front-door.ts'
 

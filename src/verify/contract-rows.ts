@@ -1,4 +1,4 @@
-import type { z } from 'zod'
+import type * as z from 'zod'
 import { deleteUserResponseSchema, identifyUserResponseSchema } from '../api/api-schemas.ts'
 import { describeIssues } from '../base/issues.ts'
 import { errorRow } from './error-row.ts'

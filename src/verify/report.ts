@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 
 /**
  * One row of a verification report. `contract` rows check what the API description states;

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { describeIssues } from '../base/issues.ts'
 import { visibleAscii } from '../base/secrets.ts'
 

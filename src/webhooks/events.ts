@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { ApiError, InvalidInput, parseOptions } from '../base/errors.ts'
 import { isNestedDeeperThan, maxJsonDepth } from '../base/json-depth.ts'
 import type { Clock } from '../base/time.ts'

@@ -1,4 +1,4 @@
-import { z } from 'zod'
+import * as z from 'zod'
 import { refusedAddressClass } from './addresses.ts'
 import { webhookLimits } from './limits.ts'
 import { webhookSecretKey } from './signature.ts'

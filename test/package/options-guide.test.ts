@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { descriptionOf, noFlagReasonOf, optionFieldsOf } from '../../src/flags/schema-flags.ts'
 import { flagOf, serveFlagDocs, serveOptions } from '../../src/server/serve-flags.ts'
 import { serverOptionsSchema } from '../../src/server/server-options.ts'

@@ -1,6 +1,6 @@
 import type { HttpHandler } from 'msw'
 import { describe, expectTypeOf, it } from 'vitest'
-import type { z } from 'zod'
+import type * as z from 'zod'
 import type { WireRequest } from '../../src/root/advanced.ts'
 import {
   type Call,

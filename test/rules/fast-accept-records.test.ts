@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it, vi } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { buildDataset } from '../../fixtures/index.ts'
 import { fastParseOf, withFastAccept } from '../../src/api/fast-accept.ts'
 import {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { identifyUserRequestSchema } from '../../src/api/api-schemas.ts'
 import { fastParseOf, withFastAccept } from '../../src/api/fast-accept.ts'
 

@@ -1,6 +1,6 @@
 import { Collection, OperationError, type Query } from '@msw/data'
 import { describe, expect, it, vi } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { GroupIndex, UniqueIndex } from '../../src/model/indexes.ts'
 import {
   adoptStaged,

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { z } from 'zod'
+import * as z from 'zod'
 import { PartitionedCollection } from '../../src/model/partitioned-collection.ts'
 import { TimeOrder } from '../../src/model/time-order.ts'
 import { announceSeed, propertyParameters } from '../support/properties.ts'
