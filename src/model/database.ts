@@ -522,17 +522,10 @@ function isCredential(name: CollectionName): name is CredentialCollectionName {
   return 'credential' in collectionTable[name]
 }
 
-/**
- * The JSON sizes of `records` added up, without a size kept for each (see `Database.#sizeOf`):
- * one `JSON.stringify` a slice of them, less the brackets and commas that join them, which costs
- * less than one a record and builds no string larger than a slice's.
- */
+/** The JSON sizes of `records` added up, without a size kept for each (see `Database.#sizeOf`). */
 function jsonSizeOfAll(records: readonly object[]): number {
   let size = 0
-  for (let start = 0; start < records.length; start += loadSlice) {
-    const slice = records.slice(start, start + loadSlice)
-    size += JSON.stringify(slice).length - 1 - slice.length
-  }
+  for (const record of records) size += JSON.stringify(record).length
   return size
 }
 
