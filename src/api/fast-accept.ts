@@ -185,7 +185,8 @@ interface Field {
 
 /**
  * A plain object's check, its keys in any order: the object itself when it passes, which is when
- * zod's copy would hold the same: every field present its own, enumerable key.
+ * zod's copy would hold the same: every field present its own, enumerable key, and no other own
+ * key.
  */
 function acceptInAnyOrder(fields: readonly Field[]): Take {
   // Each field's bit, so that the fields its keys did not name are found without a lookup each.
@@ -194,11 +195,16 @@ function acceptInAnyOrder(fields: readonly Field[]): Take {
   return (value) => {
     if (!isPlain(value)) return unsure
     let seen = 0
+    let keys = 0
     for (const name in value) {
       const field = byName.get(name)
       if (!field || !Object.hasOwn(value, name) || field.take(value[name]) === unsure) return unsure
       seen += field.bit
+      keys++
     }
+    // An own key that `for…in` does not list (not enumerable, or a symbol) is one zod's copy would
+    // not hold: the object itself is then not what zod gives.
+    if (Reflect.ownKeys(value).length !== keys) return unsure
     if (seen === all) return value
     // A field its keys did not name must be optional and absent to zod too (`in`).
     for (const field of byName.values()) {

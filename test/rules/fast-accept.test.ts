@@ -78,6 +78,18 @@ describe('a schema with a fast accept', () => {
     expect(withFastAccept(schema).safeParse({}).success).toBe(false)
   })
 
+  it('gives zod’s copy, not the object, when it holds an own key zod does not list', () => {
+    const schema = z.strictObject({ orgId: z.string() })
+    const hidden = Object.defineProperty({ orgId: 'org-1' }, 'constructor', { value: '' })
+    const symbol = { orgId: 'org-1', [Symbol('extra')]: 1 }
+    for (const input of [hidden, symbol]) {
+      const expected = schema.safeParse(input)
+      const accepted = withFastAccept(schema).safeParse(input)
+      expect(accepted).toStrictEqual(expected)
+      expect(accepted.data).not.toBe(input)
+    }
+  })
+
   it('leaves a schema with a part it does not cover to zod alone', () => {
     const schema = z.strictObject({ at: z.email() })
     expect(withFastAccept(schema)).toBe(schema)
