@@ -418,7 +418,8 @@ export class Database {
       }
       if (isCredential(name)) for (const record of records) this[name].create(record as never)
       else stageRecords(this.collections[name] as never, records as never)
-      this.#bytes += jsonSizeOfAll(records)
+      // Added up, no size kept for each (see `#sizeOf`).
+      for (const record of records) this.#bytes += JSON.stringify(record).length
     }
   }
 
@@ -520,13 +521,6 @@ export function isParsedState(state: Partial<MockState>): boolean {
 
 function isCredential(name: CollectionName): name is CredentialCollectionName {
   return 'credential' in collectionTable[name]
-}
-
-/** The JSON sizes of `records` added up, without a size kept for each (see `Database.#sizeOf`). */
-function jsonSizeOfAll(records: readonly object[]): number {
-  let size = 0
-  for (const record of records) size += JSON.stringify(record).length
-  return size
 }
 
 /**

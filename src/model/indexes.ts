@@ -50,7 +50,6 @@ export class UniqueIndex<R> {
  */
 export class OrgIndex<R extends { orgId: string }> {
   readonly #byOrg = new Map<string, Map<string, R>>()
-  #size = 0
 
   constructor(collection: ObservedRecords<R>, idOf: (record: R) => string) {
     collection.observe({
@@ -61,16 +60,13 @@ export class OrgIndex<R extends { orgId: string }> {
           records = new Map()
           this.#byOrg.set(flatString(orgId), records)
         }
-        const id = flatString(idOf(record))
-        if (records.get(id) === undefined) this.#size++
-        records.set(id, record)
+        records.set(flatString(idOf(record)), record)
       },
       removed: (record) => {
         const records = this.#byOrg.get(record.orgId)
         const id = idOf(record)
         if (records?.get(id) !== record) return
         records.delete(id)
-        this.#size--
         if (records.size === 0) this.#byOrg.delete(record.orgId)
       },
     })
@@ -86,8 +82,11 @@ export class OrgIndex<R extends { orgId: string }> {
     return this.#byOrg.get(orgId)?.size ?? 0
   }
 
+  /** How many records there are, every organisation's: counted when asked, for tests and tools. */
   get size(): number {
-    return this.#size
+    let size = 0
+    for (const records of this.#byOrg.values()) size += records.size
+    return size
   }
 }
 

@@ -1,7 +1,7 @@
 import { Collection, OperationError, type Query } from '@msw/data'
 import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
-import { GroupIndex, UniqueIndex } from '../../src/model/indexes.ts'
+import { GroupIndex, OrgIndex, UniqueIndex } from '../../src/model/indexes.ts'
 import {
   adoptStaged,
   PartitionedCollection,
@@ -137,6 +137,33 @@ describe('PartitionedCollection', () => {
     expect(partitioned.count()).toBe(0)
     expect(partitioned.all()).toEqual([])
     expect(byN.size).toBe(0)
+  })
+
+  it('keeps an index by organisation and id exact through creates, deletes and updates', async () => {
+    const members = new PartitionedCollection({
+      schema: z.strictObject({ orgId: z.string(), id: z.string() }),
+      partitionSize: 2,
+    })
+    const byOrg = new OrgIndex(members as never, (r: { orgId: string; id: string }) => r.id)
+    for (const [orgId, id] of [
+      ['a', '1'],
+      ['a', '2'],
+      ['b', '1'],
+      ['a:b', '1'],
+    ]) {
+      await members.create({ orgId: orgId as string, id: id as string })
+    }
+    expect([byOrg.size, byOrg.count('a'), byOrg.count('b'), byOrg.count('c')]).toEqual([4, 2, 1, 0])
+    expect(byOrg.get('b', '1')).toBe(members.findFirst((q) => q.where({ orgId: 'b', id: '1' })))
+    expect(byOrg.get('a', 'b:1')).toBeUndefined()
+    members.delete((q) => q.where({ orgId: 'b' }))
+    expect([byOrg.size, byOrg.count('b'), byOrg.get('b', '1')]).toEqual([3, 0, undefined])
+    await members.update((q) => q.where({ orgId: 'a', id: '2' }), {
+      data(draft) {
+        draft.id = '3'
+      },
+    })
+    expect([byOrg.get('a', '2'), byOrg.get('a', '3')?.id, byOrg.size]).toEqual([undefined, '3', 3])
   })
 
   it('reports every partition to one hooks emitter, and respects a prevented delete', async () => {
