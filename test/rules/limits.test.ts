@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { buildDataset } from '../../fixtures/index.ts'
 import { MockCore, type StateStore } from '../../src/root/advanced.ts'
 import type { MockApiOptions } from '../../src/root/index.ts'
-import { dispatchJson, dispatchRaw } from '../support/way-in.ts'
+import { dispatchJson, dispatchRaw, jsonSizeOf, stateJsonSize } from '../support/way-in.ts'
 
 /**
  * The limits of a running mock (docs/guides/behaviour.md, "Limits of a running mock" and "Identify"): every
@@ -261,9 +261,7 @@ describe('maxStateBytes', () => {
     expect(state.users.map((u) => u.id)).not.toContain(refused)
     expect(state.userGroups.map((g) => g.groupId)).not.toContain(`${group}${i - 1}`)
     // Counted as the JSON of each record, without the state's own brackets and names.
-    const sizeOf = (records: readonly object[]) =>
-      records.reduce((sum, record) => sum + JSON.stringify(record).length, 0)
-    const size = sizeOf(Object.values(state).flatMap((collection: object[]) => collection))
+    const size = stateJsonSize(state)
     expect(size).toBeLessThanOrEqual(30_000)
     // Full to within what the last call that fitted added (the refused one would add as much).
     const last = state.users.find((u) => u.id === `u-${i - 2}`)
@@ -273,7 +271,7 @@ describe('maxStateBytes', () => {
       ...state.signInTokens.filter((t) => t.userId === last?.userId),
     ]
     expect(lastCall).toHaveLength(3)
-    expect(size).toBeGreaterThan(30_000 - sizeOf(lastCall))
+    expect(size).toBeGreaterThan(30_000 - jsonSizeOf(lastCall))
     // An existing user that grows (by more than the room left) is refused too, and keeps what it had.
     const longer = { firstName: 'f'.repeat(1000), lastName: 'l'.repeat(1000) }
     expect(30_000 - size).toBeLessThan(2000)
@@ -300,10 +298,7 @@ describe('maxStateBytes', () => {
 
   it('counts exactly what a known user changed in place adds or takes away, escaped characters too', async () => {
     const core = mock({ maxTokensPerUser: 1 })
-    const jsonSize = async () =>
-      Object.values(await core.state())
-        .flatMap((collection: object[]) => collection)
-        .reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const jsonSize = async () => stateJsonSize(await core.state())
     const changes = [
       {},
       { firstName: 'Ada', lastName: 'Lovelace', userGroups: ['g1'] },
@@ -327,10 +322,7 @@ describe('maxStateBytes', () => {
       maxTokensPerUser: 1,
     })
     await core.ready
-    const records = (state: object) =>
-      Object.values(state).flatMap((collection: object[]) => collection)
-    const jsonSize = async () =>
-      records(await core.state()).reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const jsonSize = async () => stateJsonSize(await core.state())
     const [first, second, third] = (await core.state()).users
     if (!first || !second || !third) throw new Error('four users seeded')
     expect(core.stateBytes).toBe(await jsonSize())
@@ -352,9 +344,7 @@ describe('maxStateBytes', () => {
     const grown = await identify(tight, { id: loaded?.id, data: { lastName: 'l'.repeat(1000) } })
     expect(grown.status).toBe(500)
     expect(tight.stateBytes).toBe(before)
-    expect(records(await tight.state()).reduce((sum, r) => sum + JSON.stringify(r).length, 0)).toBe(
-      before,
-    )
+    expect(stateJsonSize(await tight.state())).toBe(before)
     // A loaded user deleted, with its progress and certificates, never measured before.
     const deleted = await dispatchJson(core, 'DELETE', `/api/v1/users/acme/${second.id}`, {
       key: 'acme-key',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { StateStore } from '../../src/core/mock-core.ts'
 import { MockCore } from '../../src/root/advanced.ts'
 import type { MockState } from '../../src/root/index.ts'
-import { dispatchJson } from '../support/way-in.ts'
+import { dispatchJson, stateJsonSize } from '../support/way-in.ts'
 
 const key = 'group-key'
 const options = { seededOrganisations: 0, organisations: [{ orgId: 'acme', apiKeys: [key] }] }
@@ -123,10 +123,7 @@ describe('group commit', () => {
       store,
     )
     await core.ready
-    const jsonSize = async () =>
-      Object.values(await core.state())
-        .flatMap((collection: object[]) => collection)
-        .reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+    const jsonSize = async () => stateJsonSize(await core.state())
     const [changed, deleted] = (await core.state()).users.map((u) => u.id)
     if (!changed || !deleted) throw new Error('three users seeded')
     const remove = (id: string) => dispatchJson(core, 'DELETE', `/api/v1/users/acme/${id}`, { key })

@@ -240,3 +240,16 @@ export async function dispatchJson(
   })
   return { status: answer.status, header: answer.header, body: JSON.parse(answer.text) }
 }
+
+/**
+ * The JSON sizes of `records` added up, in characters, with no brackets or names between them:
+ * how `maxStateBytes` counts the state.
+ */
+export function jsonSizeOf(records: readonly object[]): number {
+  return records.reduce((sum, record) => sum + JSON.stringify(record).length, 0)
+}
+
+/** {@link jsonSizeOf} every record of `state`: what the mock's `stateBytes` must read. */
+export function stateJsonSize(state: MockState): number {
+  return jsonSizeOf(Object.values(state).flat())
+}
