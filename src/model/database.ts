@@ -233,8 +233,12 @@ export class Database {
   constructor() {
     for (const collection of collectionNames) {
       this.#holder(collection).observe({
-        added: (record) => this.#record({ collection, op: 'put', record, created: true }),
-        removed: (record) => this.#record({ collection, op: 'delete', record }),
+        added: (record) => {
+          if (this.#logging) this.#log.push({ collection, op: 'put', record, created: true })
+        },
+        removed: (record) => {
+          if (this.#logging) this.#log.push({ collection, op: 'delete', record })
+        },
       })
     }
   }
@@ -265,7 +269,7 @@ export class Database {
       before[field] = held[field]
       held[field] = value
     }
-    this.#record({ collection, op: 'put', record, before } as Logged)
+    if (this.#logging) this.#log.push({ collection, op: 'put', record, before } as Logged)
   }
 
   /**
@@ -381,8 +385,9 @@ export class Database {
     }
   }
 
-  #record(change: Logged): void {
-    if (!this.#undoing && !this.#loading) this.#log.push(change)
+  /** Whether a change now is one of the operation under way (not a load's, nor an undo's). */
+  get #logging(): boolean {
+    return !this.#undoing && !this.#loading
   }
 
   /**
