@@ -3,7 +3,7 @@ import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import type { MaybePromise } from '../base/maybe-promise.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
-import { type Collections, Database, type MockState } from '../model/database.ts'
+import { type Collections, Database, isGenerated, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import {
   type MockApiOptions,
@@ -95,7 +95,9 @@ export class MockCore {
    */
   readonly shapes: { cases(): ShapeCase[] } = { cases: () => structuredClone([...shapeCases]) }
   readonly #webhooks: Webhooks
-  readonly #dataset: Dataset
+  readonly #seed: Seed
+  /** The data a reset goes back to, once built (see the constructor). */
+  #startData: Dataset | undefined
   readonly #faults = new FaultQueue()
   /** The journal, each organisation's calls (and those of none) bounded apart. */
   readonly #journal: CallJournal
@@ -117,12 +119,17 @@ export class MockCore {
   ) {
     this.options = resolveOptions(options)
     const o = this.options
-    this.#dataset = seed(o)
-    if (this.#dataset.state.organisations.length > o.maxOrganisations) {
+    const dataset = seed(o)
+    if (dataset.state.organisations.length > o.maxOrganisations) {
       throw new InvalidInput(
-        `Invalid options: ${this.#dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
+        `Invalid options: ${dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
       )
     }
+    // A generated dataset (the seed's alone) is built again, the same, from the options: the start
+    // stores its records themselves, and a reset builds it again when it first needs it. Any other
+    // (with a data file's records) is kept, and the start stores copies.
+    this.#seed = seed
+    this.#startData = isGenerated(dataset.state) ? undefined : dataset
     const transactions = new Transactions(
       createRuleContext(o, new Database()),
       o.maxStateBytes,
@@ -153,13 +160,13 @@ export class MockCore {
           return event
         }),
     }
-    const start = store ? store.open(this.#dataset, o.organisations) : this.#dataset
+    const start = store ? store.open(dataset, o.organisations) : dataset
     this.#journal = new CallJournal(o.journalSize, (orgId) => this.#tenants.has(orgId))
     this.#tenants = new TenantControls({
       transactions,
       options: o,
       seed,
-      dataset: this.#dataset,
+      dataset: () => this.#dataset(),
       credentials: start.credentials,
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
     })
@@ -179,7 +186,9 @@ export class MockCore {
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
     this.serving = transactions.exclusive(
-      transactions.load.bind(transactions, start.state, start.credentials),
+      transactions.load.bind(transactions, start.state, start.credentials, {
+        owns: this.#startData === undefined,
+      }),
     )
     this.ready = this.serving.then(() => transactions.ctx.db.adopted)
     // Its failure is `serving`'s, which every request meets: a server that never awaits it
@@ -196,6 +205,12 @@ export class MockCore {
   /** The JSON size of every record kept, in characters: what `maxStateBytes` bounds. */
   get stateBytes(): number {
     return this.#transactions.ctx.db.bytes
+  }
+
+  /** The data a reset goes back to: the start's, or the same built again (see the constructor). */
+  #dataset(): Dataset {
+    this.#startData ??= this.#seed(this.options)
+    return this.#startData
   }
 
   /** The organisations and API keys a client can use, keys in clear. */
@@ -271,11 +286,12 @@ export class MockCore {
     const transactions = this.#transactions
     await transactions.exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
-      transactions.store?.replace(this.#dataset.state)
+      const { state, credentials } = this.#dataset()
+      transactions.store?.replace(state)
       const replaced = transactions.ctx.db
-      await transactions.load(this.#dataset.state, this.#dataset.credentials)
+      await transactions.load(state, credentials)
       replaced.stopAdoption()
-      this.#tenants.credentials = this.#dataset.credentials
+      this.#tenants.credentials = credentials
       // In the queue: a call still under way, delayed or not, journals nothing once it ends.
       this.#faults.clear()
       this.#journal.clear()

@@ -63,7 +63,8 @@ export interface TenantDeps {
   transactions: Transactions
   options: ResolvedMockApiOptions
   seed: Seed
-  dataset: Dataset
+  /** The data the mock started from (the seed and the data file). */
+  dataset(): Dataset
   /** The organisations and keys to start from (the store's, when it kept some). */
   credentials: Credentials[]
   /** Forgets the journal entries, queued faults and deliveries of an organisation. */
@@ -160,7 +161,7 @@ export class TenantControls {
       const created = db.organisationStarts.get(orgId)
       const start: MockState = created
         ? JSON.parse(created.records)
-        : organisationSlice(dataset.state, orgId)
+        : organisationSlice(dataset().state, orgId)
       const startRecord = created && { orgId, records: created.records }
       db.removeOrganisation(orgId)
       await db.add(withUserIdsFree(start, db.usersByUserId, generateUserId))

@@ -291,12 +291,17 @@ export class Transactions {
   }
 
   /**
-   * Replaces the records with `state`, each validated by `@msw/data` with its schema. The keys of
-   * `credentials` are held in clear: the journal's redaction learns them.
+   * Replaces the records with `state`, as {@link Database.load} stores them (`owns`: the caller
+   * keeps no reference to `state`). The keys of `credentials` are held in clear: the journal's
+   * redaction learns them.
    */
-  async load(state: MockState, credentials: readonly Credentials[]): Promise<void> {
+  async load(
+    state: MockState,
+    credentials: readonly Credentials[],
+    options?: { owns?: boolean },
+  ): Promise<void> {
     const db = new Database()
-    await db.load(state)
+    await db.load(state, options)
     for (const key of credentials.flatMap((c) => c.apiKeys)) {
       db.secretFingerprints.add(key, hashSecret(key))
     }

@@ -57,6 +57,11 @@ export function generated(state: MockState): MockState {
   return state
 }
 
+/** Whether {@link generated} marked `state`. */
+export function isGenerated(state: Partial<MockState>): boolean {
+  return generatedStates.has(state)
+}
+
 /**
  * The `@msw/data` collections that hold the model a test reads and seeds: organisations, API keys
  * (hashed), users, groups, learning paths, progress, certificates. A consumer may read them with
@@ -393,14 +398,16 @@ export class Database {
   /**
    * Stores a copy of every record of `state`, each validated once by its collection's schema (the
    * parse is the copy; a record the check derived from the schema accepts is copied by that check,
-   * any other is zod's to refuse) unless the mock's own code built the state ({@link generated}).
-   * The records of the model are staged: indexed, counted and readable when this resolves, then
-   * adopted into `@msw/data` in the background ({@link adopted}), each object kept as it is.
+   * any other is zod's to refuse) unless the mock's own code built the state ({@link generated}):
+   * then its records are copied, or stored themselves when the load `owns` the state (its caller
+   * keeps no reference to it). The records of the model are staged: indexed, counted and readable
+   * when this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each
+   * object kept as it is.
    */
-  async load(state: Partial<MockState>): Promise<void> {
+  async load(state: Partial<MockState>, { owns = false } = {}): Promise<void> {
     this.#loading = true
     try {
-      await this.#place(state)
+      await this.#place(state, owns)
     } finally {
       this.#loading = false
     }
@@ -409,17 +416,21 @@ export class Database {
     this.adopted = this.#adoptStaged()
   }
 
-  async #place(state: Partial<MockState>): Promise<void> {
+  async #place(state: Partial<MockState>, owns: boolean): Promise<void> {
     let loaded = 0
-    const checked = !generatedStates.has(state)
+    const checked = !isGenerated(state)
     for (const name of collectionNames) {
-      const records: object[] = []
-      const parse = checked ? loadParseOf(name) : copyOf
-      for (const record of state[name] ?? []) {
-        records.push(parse(record))
-        // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
-        if (++loaded % loadSlice === 0)
-          await new Promise<void>((resolve) => afterReadyInput(resolve))
+      let records: readonly object[] = state[name] ?? []
+      const parse = checked ? loadParseOf(name) : owns ? undefined : copyOf
+      if (parse) {
+        const parsed: object[] = []
+        for (const record of records) {
+          parsed.push(parse(record))
+          // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
+          if (++loaded % loadSlice === 0)
+            await new Promise<void>((resolve) => afterReadyInput(resolve))
+        }
+        records = parsed
       }
       if (isCredential(name)) for (const record of records) this[name].create(record as never)
       else stageRecords(this.collections[name] as never, records as never)

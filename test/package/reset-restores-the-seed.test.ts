@@ -37,3 +37,17 @@ it('does the same from the prebuilt default data, which a mock loads without par
   expect(await api.state()).toEqual(buildDataset().state)
   await expectResetsToRestore(api, buildDataset().state)
 })
+
+it("gives back an organisation's seeded records at its own reset, the first reset of the mock", async () => {
+  const api = createMockApi({ seed: 3 })
+  await api.ready
+  const seeded = await api.state()
+  const user = api.db.users.findFirst((q) => q.where({ userGroups: (g) => g.length > 0 }))
+  if (!user) throw new Error('no seeded user with groups')
+  user.userGroups.push('grp-changed')
+  user.firstName = 'Changed'
+  await api.reset({ orgId: user.orgId })
+  const byUserId = (a: { userId: string }, b: { userId: string }) =>
+    a.userId.localeCompare(b.userId)
+  expect((await api.state()).users.sort(byUserId)).toEqual(seeded.users.sort(byUserId))
+})
