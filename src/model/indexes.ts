@@ -1,5 +1,3 @@
-import { flatString } from './flat-string.ts'
-
 /** Told of every record that enters or leaves a collection or store, synchronously. */
 export interface CollectionObserver<R> {
   added(record: R): void
@@ -24,7 +22,7 @@ export class UniqueIndex<R> {
   constructor(collection: ObservedRecords<R>, keyOf: (record: R) => string) {
     collection.observe({
       added: (record) => {
-        this.#map.set(flatString(keyOf(record)), record)
+        this.#map.set(keyOf(record), record)
       },
       removed: (record) => {
         const key = keyOf(record)
@@ -58,9 +56,9 @@ export class OrgIndex<R extends { orgId: string }> {
         let records = this.#byOrg.get(orgId)
         if (records === undefined) {
           records = new Map()
-          this.#byOrg.set(flatString(orgId), records)
+          this.#byOrg.set(orgId, records)
         }
-        records.set(flatString(idOf(record)), record)
+        records.set(idOf(record), record)
       },
       removed: (record) => {
         const records = this.#byOrg.get(record.orgId)
@@ -102,7 +100,7 @@ export class GroupIndex<R> {
       added: (record) => {
         const key = keyOf(record)
         const group = this.#map.get(key)
-        if (group === undefined) this.#map.set(flatString(key), record)
+        if (group === undefined) this.#map.set(key, record)
         else if (group instanceof Set) group.add(record)
         else this.#map.set(key, new Set([group, record]))
       },
