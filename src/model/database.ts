@@ -43,17 +43,30 @@ function loadParseOf(name: CollectionName): (record: unknown) => object {
 
 /** The states {@link generated} marked: built by the mock's own typed code. */
 const generatedStates = new WeakSet<object>()
+/** The states whose every record is its schema's output: generated, or {@link checked}. */
+const parsedStates = new WeakSet<object>()
 
 /**
  * Marks `state` as built, every record of it, by the mock's own typed code from the schemas' types
  * (the seeded data): a load copies its records without running the schemas' check on them (see
  * docs/decisions/generated-records.md). A state with a record from anywhere else (a data file, a
- * state file, a caller) is never marked, and each of its records is checked.
+ * caller) is never marked, and each of its records is checked; a state file's is {@link checked}.
  *
  * @example const state = generated(seededState())
  */
 export function generated(state: MockState): MockState {
   generatedStates.add(state)
+  parsedStates.add(state)
+  return state
+}
+
+/**
+ * Marks `state` as checked, every record of it, by its collection's schema, and made of the
+ * schemas' output only (what a state file's read gives): a load stores its records without
+ * checking them again.
+ */
+export function checked(state: MockState): MockState {
+  parsedStates.add(state)
   return state
 }
 
@@ -398,9 +411,9 @@ export class Database {
   /**
    * Stores a copy of every record of `state`, each validated once by its collection's schema (the
    * parse is the copy; a record the check derived from the schema accepts is copied by that check,
-   * any other is zod's to refuse) unless the mock's own code built the state ({@link generated}):
-   * then its records are copied, or stored themselves when the load `owns` the state (its caller
-   * keeps no reference to it). The records of the model are staged: indexed, counted and readable
+   * any other is zod's to refuse) unless the mock's own code built the state ({@link generated})
+   * or its schemas checked it already ({@link checked}): then its records are copied, or stored
+   * themselves when the load `owns` the state (its caller keeps no reference to it). The records of the model are staged: indexed, counted and readable
    * when this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each
    * object kept as it is.
    */
@@ -418,10 +431,10 @@ export class Database {
 
   async #place(state: Partial<MockState>, owns: boolean): Promise<void> {
     let loaded = 0
-    const checked = !isGenerated(state)
+    const parsed = parsedStates.has(state)
     for (const name of collectionNames) {
       let records: readonly object[] = state[name] ?? []
-      const parse = checked ? loadParseOf(name) : owns ? undefined : copyOf
+      const parse = !parsed ? loadParseOf(name) : owns ? undefined : copyOf
       if (parse) {
         const parsed: object[] = []
         for (const record of records) {

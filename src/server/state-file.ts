@@ -4,7 +4,7 @@ import { withFastAccept } from '../api/fast-accept.ts'
 import { profileOrNull } from '../api/profile-fields.ts'
 import { describeIssues } from '../base/issues.ts'
 import { type CollectionName, collectionNames, collectionTable } from '../model/collections.ts'
-import type { MockState, PendingChanges } from '../model/database.ts'
+import { checked, type MockState, type PendingChanges } from '../model/database.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
 
 /** A state file that cannot be used: it is left as it is, and the message says why in one line. */
@@ -93,7 +93,7 @@ export class StateFile {
 
   /**
    * Every record the file holds, read row by row (never as one string), each checked against its
-   * collection's schema and key.
+   * collection's schema and key: a state marked {@link checked}.
    */
   read(): MockState {
     const refuse = (why: string): never => {
@@ -140,7 +140,8 @@ export class StateFile {
     if (new Set(users.map((u) => orgKey(u.orgId, u.id))).size !== users.length) {
       return refuse('two users of one organisation have the same id')
     }
-    return state as MockState
+    // Each record is its schema's output: the load stores it without a second check.
+    return checked(state as MockState)
   }
 
   /** Writes one operation's changes as one transaction, committed to disk, or none of them. */
