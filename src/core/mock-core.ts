@@ -34,6 +34,34 @@ export type {
 export type { StateStore } from './transactions.ts'
 
 /**
+ * The data a mock starts from, and the dataset a reset goes back to when it must be kept. A
+ * generated dataset (the seed's alone) is built again, the same, from the options: the start
+ * stores its records themselves, and a reset builds it again when it first needs it. Any other
+ * (with a data file's records) is kept, and the start stores copies. With a state file, the seed's
+ * organisations and keys come first, without users (they do not depend on them, see `Seed`): a
+ * file that holds records is the start, so a generated seed's users are drawn only if the file is
+ * new, the command line adds an organisation to it, or a reset needs them.
+ */
+function startOf(
+  seed: Seed,
+  o: ResolvedMockApiOptions,
+  store: StateStore | undefined,
+): { start: Dataset; kept: Dataset | undefined } {
+  const first = seed(store ? { ...o, usersPerOrganisation: 0 } : o)
+  const { organisations } = first.state
+  if (organisations.length > o.maxOrganisations) {
+    throw new InvalidInput(
+      `Invalid options: ${organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
+    )
+  }
+  const full = !store ? first : isGenerated(first.state) ? undefined : seed(o)
+  const kept = full && !isGenerated(full.state) ? full : undefined
+  if (!store) return { start: first, kept }
+  const seeded = full ? () => full : () => seed(o)
+  return { start: store.open(seeded, first.credentials, o.organisations), kept }
+}
+
+/**
  * The mock without a transport: its state, its controls, and `dispatch`, which answers a
  * {@link WireRequest}. The MSW handlers and the standalone server both call `dispatch`, so they
  * share one implementation of the API.
@@ -119,17 +147,9 @@ export class MockCore {
   ) {
     this.options = resolveOptions(options)
     const o = this.options
-    const dataset = seed(o)
-    if (dataset.state.organisations.length > o.maxOrganisations) {
-      throw new InvalidInput(
-        `Invalid options: ${dataset.state.organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
-      )
-    }
-    // A generated dataset (the seed's alone) is built again, the same, from the options: the start
-    // stores its records themselves, and a reset builds it again when it first needs it. Any other
-    // (with a data file's records) is kept, and the start stores copies.
+    const { start, kept } = startOf(seed, o, store)
     this.#seed = seed
-    this.#startData = isGenerated(dataset.state) ? undefined : dataset
+    this.#startData = kept
     const transactions = new Transactions(
       createRuleContext(o, new Database()),
       o.maxStateBytes,
@@ -160,7 +180,6 @@ export class MockCore {
           return event
         }),
     }
-    const start = store ? store.open(dataset, o.organisations) : dataset
     this.#journal = new CallJournal(o.journalSize, (orgId) => this.#tenants.has(orgId))
     this.#tenants = new TenantControls({
       transactions,

@@ -13,10 +13,15 @@ import type { RuleContext } from '../rules/context.ts'
  */
 export interface StateStore {
   /**
-   * The records and credentials to start from, given the seeded ones and the organisations the
-   * options add (to apply on top of records kept from before).
+   * The records and credentials to start from, given the seed (built when first called: a store
+   * that holds records needs it only to add an organisation), the keys the seed gives in clear, and
+   * the organisations the options add (to apply on top of records kept from before).
    */
-  open(seeded: Dataset, organisations: ResolvedMockApiOptions['organisations']): Dataset
+  open(
+    seeded: () => Dataset,
+    keys: readonly Credentials[],
+    organisations: ResolvedMockApiOptions['organisations'],
+  ): Dataset
   /**
    * Makes one operation's changes durable, all or none, or throws: the operation then answers
    * 500 and its changes are taken back in memory too.

@@ -16,7 +16,9 @@ export interface Dataset {
 
 /**
  * Builds a mock's starting data from its options. The core takes it as an argument, so that it
- * never imports the fixtures that build it (fixtures depend on the core, not the other way).
+ * never imports the fixtures that build it (fixtures depend on the core, not the other way). Its
+ * organisations and credentials do not depend on `usersPerOrganisation`: a start from a state file
+ * asks for them without users.
  *
  * @example
  * const seed: Seed = () => ({ state: emptyState, credentials: [] })

@@ -5,7 +5,7 @@ import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
 import { collectionNames } from '../model/collections.ts'
 import type { MockState, PendingChanges } from '../model/database.ts'
-import type { Credentials } from '../model/dataset.ts'
+import type { Credentials, Dataset } from '../model/dataset.ts'
 import { apiKeyRecord, organisationSlice } from '../model/declared-data.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { StateFile, StateFileError } from './state-file.ts'
@@ -48,19 +48,20 @@ export function createStateFileStore(
     }
   }
   return {
-    open(seeded, organisations) {
+    open(seeded, keys, organisations) {
       const opened = StateFile.open(path)
       file = opened
       try {
-        const state = opened.loaded ? opened.read() : seeded.state
-        if (opened.loaded && data) refuseHeldUserIds(state, data)
-        const added = [...organisations, ...(data?.organisations ?? [])]
-        if (!opened.loaded || applyOrganisations(state, seeded.state, added)) {
-          opened.replace(state)
+        if (!opened.loaded) {
+          const dataset = seeded()
+          opened.replace(dataset.state)
+          return dataset
         }
-        return opened.loaded
-          ? { state, credentials: credentialsOf(state, seeded.credentials) }
-          : seeded
+        const state = opened.read()
+        if (data) refuseHeldUserIds(state, data)
+        const added = [...organisations, ...(data?.organisations ?? [])]
+        if (applyOrganisations(state, seeded, added)) opened.replace(state)
+        return { state, credentials: credentialsOf(state, keys) }
       } catch (error) {
         opened.close()
         throw error instanceof StateFileError
@@ -100,17 +101,20 @@ function refuseHeldUserIds(state: MockState, data: ResolvedDataFile): void {
 /** Adds what `organisations` name and `state` lacks; whether anything was added. */
 function applyOrganisations(
   state: MockState,
-  seeded: MockState,
+  seeded: () => Dataset,
   organisations: readonly Pick<
     ResolvedMockApiOptions['organisations'][number],
     'orgId' | 'apiKeys'
   >[],
 ): boolean {
   let changed = false
+  // The seed's records, drawn only if an organisation is added.
+  let seed: MockState | undefined
   for (const { orgId, apiKeys } of organisations) {
     if (!state.organisations.some((o) => o.orgId === orgId)) {
       changed = true
-      addOrganisation(state, seeded, orgId)
+      seed ??= seeded().state
+      addOrganisation(state, seed, orgId)
     }
     for (const key of apiKeys) {
       const keyHash = hashSecret(key)
@@ -158,7 +162,7 @@ function addOrganisation(state: MockState, seeded: MockState, orgId: string): vo
  * line), those the state holds. An organisation whose keys the file holds only as hashes is
  * listed without a key.
  */
-function credentialsOf(state: MockState, given: Credentials[]): Credentials[] {
+function credentialsOf(state: MockState, given: readonly Credentials[]): Credentials[] {
   const keyOrgs = new Map(state.apiKeys.map((k) => [k.keyHash, k.orgId]))
   const keys = [...new Set(given.flatMap((c) => c.apiKeys))].map((key) => ({
     key,

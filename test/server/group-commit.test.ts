@@ -15,7 +15,7 @@ function groupStore() {
   const groups: string[][][] = []
   let failures = 0
   const store: StateStore = {
-    open: (seeded) => seeded,
+    open: (seeded) => seeded(),
     commit: () => {
       throw new Error('the group commit is not used')
     },

@@ -13,7 +13,7 @@ function recordingStore() {
   const replaced: MockState[] = []
   let failures = 0
   const store: StateStore = {
-    open: (seeded) => seeded,
+    open: (seeded) => seeded(),
     commit(writes) {
       if (failures > 0) {
         failures--
@@ -135,7 +135,7 @@ describe('a mock with a state store', () => {
     const opened = new MockCore(options, {
       ...store,
       open: (seeded) => ({
-        state: { ...seeded.state, users: [] },
+        state: { ...seeded().state, users: [] },
         credentials: [{ orgId: 'acme', name: 'Acme', apiKeys: [] }],
       }),
     })
