@@ -413,9 +413,9 @@ export class Database {
    * parse is the copy; a record the check derived from the schema accepts is copied by that check,
    * any other is zod's to refuse) unless the mock's own code built the state ({@link generated})
    * or its schemas checked it already ({@link checked}): then its records are copied, or stored
-   * themselves when the load `owns` the state (its caller keeps no reference to it). The records of the model are staged: indexed, counted and readable
-   * when this resolves, then adopted into `@msw/data` in the background ({@link adopted}), each
-   * object kept as it is.
+   * themselves when the load `owns` the state (its caller keeps no reference to it). The records
+   * of the model are staged: indexed, counted and readable when this resolves, then adopted into
+   * `@msw/data` in the background ({@link adopted}), each object kept as it is.
    */
   async load(state: Partial<MockState>, { owns = false } = {}): Promise<void> {
     this.#loading = true
@@ -432,23 +432,26 @@ export class Database {
   async #place(state: Partial<MockState>, owns: boolean): Promise<void> {
     let loaded = 0
     const parsed = parsedStates.has(state)
+    // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
+    const turn = () => new Promise<void>((resolve) => afterReadyInput(resolve))
     for (const name of collectionNames) {
       let records: readonly object[] = state[name] ?? []
       const parse = !parsed ? loadParseOf(name) : owns ? undefined : copyOf
       if (parse) {
-        const parsed: object[] = []
+        const copies: object[] = []
         for (const record of records) {
-          parsed.push(parse(record))
-          // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
-          if (++loaded % loadSlice === 0)
-            await new Promise<void>((resolve) => afterReadyInput(resolve))
+          copies.push(parse(record))
+          if (++loaded % loadSlice === 0) await turn()
         }
-        records = parsed
+        records = copies
       }
       if (isCredential(name)) for (const record of records) this[name].create(record as never)
       else stageRecords(this.collections[name] as never, records as never)
       // Added up, no size kept for each (see `#sizeOf`).
-      for (const record of records) this.#bytes += JSON.stringify(record).length
+      for (const record of records) {
+        this.#bytes += JSON.stringify(record).length
+        if (++loaded % loadSlice === 0) await turn()
+      }
     }
   }
 
