@@ -54,10 +54,9 @@ function startOf(
       `Invalid options: ${organisations.length} organisations, more than maxOrganisations (${o.maxOrganisations})`,
     )
   }
-  const full = !store ? first : isGenerated(first.state) ? undefined : seed(o)
-  const kept = full && !isGenerated(full.state) ? full : undefined
-  if (!store) return { start: first, kept }
-  const seeded = full ? () => full : () => seed(o)
+  if (!store) return { start: first, kept: isGenerated(first.state) ? undefined : first }
+  const kept = isGenerated(first.state) ? undefined : seed(o)
+  const seeded = kept ? () => kept : () => seed(o)
   return { start: store.open(seeded, first.credentials, o.organisations), kept }
 }
 
@@ -206,7 +205,7 @@ export class MockCore {
     // which would keep the records loaded at start alive for the life of the mock.
     this.serving = transactions.exclusive(
       transactions.load.bind(transactions, start.state, start.credentials, {
-        owns: this.#startData === undefined,
+        owns: kept === undefined,
       }),
     )
     this.ready = this.serving.then(() => transactions.ctx.db.adopted)
