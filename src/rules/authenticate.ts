@@ -1,4 +1,5 @@
 import { ApiError } from '../base/errors.ts'
+import { remembered } from '../base/remembered.ts'
 import { hashSecret } from '../base/secrets.ts'
 import type { RuleContext } from './context.ts'
 
@@ -50,15 +51,4 @@ export function bearerCredential(header: string | null): string | undefined {
  * client sends the same key on every call. The hash is still looked up on every call, so a key
  * deleted from the model is refused at once. Bounded, so arbitrary headers cannot grow it.
  */
-const keyHashes = new Map<string, string>()
-const keyHashesLimit = 64
-
-function hashOfKey(key: string): string {
-  let hash = keyHashes.get(key)
-  if (hash === undefined) {
-    if (keyHashes.size >= keyHashesLimit) keyHashes.clear()
-    hash = hashSecret(key)
-    keyHashes.set(key, hash)
-  }
-  return hash
-}
+const hashOfKey = remembered(hashSecret, 64)

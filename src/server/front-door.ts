@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import * as z from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
+import { remembered } from '../base/remembered.ts'
 import { pathnameOf, type RequestHead } from '../base/wire.ts'
 import { methodsAt } from '../core/routes.ts'
 import { siteRowOf } from '../core/site.ts'
@@ -112,25 +113,13 @@ function hostRule(allowedHosts: readonly string[]): (hostname: string | undefine
   }
 }
 
-/** How many distinct `Host` values {@link admitsAuthority} remembers its verdict on. */
-const rememberedHosts = 256
-
 /**
- * Whether the host rule admits the `Host` value `authority`, remembered per value: a client sends
- * the same one on every request, and parsing it (a pattern, a URL, an IP check) cost more than the
- * rest of the front door. The values remembered are bounded: past the bound they are forgotten
- * all at once, so that a client sending a new `Host` every time costs the parse and no memory.
+ * Whether the host rule admits the `Host` value `authority`, remembered per value for 256 values:
+ * a client sends the same one on every request, and parsing it (a pattern, a URL, an IP check)
+ * cost more than the rest of the front door.
  */
 function admitsAuthority(admits: (hostname: string | undefined) => boolean) {
-  const verdicts = new Map<string, boolean>()
-  return (authority: string): boolean => {
-    const known = verdicts.get(authority)
-    if (known !== undefined) return known
-    const verdict = admits(hostnameOf(authority))
-    if (verdicts.size >= rememberedHosts) verdicts.clear()
-    verdicts.set(authority, verdict)
-    return verdict
-  }
+  return remembered((authority: string) => admits(hostnameOf(authority)), 256)
 }
 
 /** The headers a CORS preflight is answered with, besides the origin and the methods. */
