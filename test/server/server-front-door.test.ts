@@ -28,7 +28,10 @@ describe('bound to loopback (the default)', () => {
   })
   afterAll(() => server.close())
 
-  const identify = (headers: Record<string, string>, target = '/api/v1/users/identify') =>
+  const identify = (
+    headers: Record<string, string | string[]>,
+    target = '/api/v1/users/identify',
+  ) =>
     sendRaw(server.url, {
       method: 'POST',
       target,
@@ -159,6 +162,29 @@ describe('bound to loopback (the default)', () => {
       'http://rebind.attacker.example/api/v1/users/identify',
     )
     expect(answerOf(foreign)).toEqual({ status: 403, body: forbidden })
+  })
+
+  // A field sent once or repeated is read as Node's `headers` object has it.
+  it('reads a header field whatever the case of its name', async () => {
+    const answer = await identify({
+      AUTHORIZATION: `Bearer ${key}`,
+      'CONTENT-TYPE': 'application/json',
+    })
+    expect(answerOf(answer).status).toBe(200)
+  })
+
+  it('keeps the first of two Authorization or Content-Type lines, as Node does', async () => {
+    const firstKey = await identify({ authorization: [`Bearer ${key}`, 'Bearer nope'] })
+    expect(firstKey.status).toBe(200)
+    const secondKey = await identify({ authorization: ['Bearer nope', `Bearer ${key}`] })
+    expect(secondKey.status).toBe(401)
+    const firstJson = await identify({ 'content-type': ['application/json', 'text/plain'] })
+    expect(firstJson.status).toBe(200)
+    const secondJson = await identify({ 'content-type': ['text/plain', 'application/json'] })
+    expect(answerOf(secondJson)).toEqual({
+      status: 400,
+      body: { code: 400, message: 'Invalid request parameters' },
+    })
   })
 })
 
@@ -391,13 +417,20 @@ describe('CORS', () => {
         'access-control-request-headers': 'authorization, content-type',
       },
     })
-  const identify = (server: RunningServer, origin: string) =>
-    sendRaw(server.url, {
+  const identify = (server: RunningServer, origin: string | string[]) => {
+    // Node's header types take one Origin; two lines go out as a list.
+    const headers: Record<string, string | string[]> = {
+      origin,
+      authorization: `Bearer ${key}`,
+      ...json,
+    }
+    return sendRaw(server.url, {
       method: 'POST',
       target: '/api/v1/users/identify',
-      headers: { origin, authorization: `Bearer ${key}`, ...json },
+      headers,
       body: new TextEncoder().encode(JSON.stringify({ id: 'cors', orgId: 'org-1' })),
     })
+  }
 
   it('sends no CORS header by default', async () => {
     const answer = await preflight(plain, app)
@@ -420,6 +453,12 @@ describe('CORS', () => {
     expect(call.status).toBe(200)
     expect(call.header('access-control-allow-origin')).toBe(app)
     expect(call.header('vary')).toBe('Origin')
+  })
+
+  it('joins two Origin lines, as Node does: no CORS for either origin', async () => {
+    const call = await identify(withCors, [app, 'http://other.test'])
+    expect(call.status).toBe(200)
+    expect(call.header('access-control-allow-origin')).toBeNull()
   })
 
   it('allows no other origin, and never /__mock', async () => {
