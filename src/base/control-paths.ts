@@ -10,6 +10,7 @@ export const controlPaths = {
   inspector: '/__mock/',
   inspectorStyle: '/__mock/inspector.css',
   inspectorScript: '/__mock/inspector.js',
+  openApi: '/__mock/openapi.json',
   reset: '/__mock/reset',
   faults: '/__mock/faults',
   state: '/__mock/state',

@@ -1,20 +1,15 @@
-import type { OrganisationInput, PutUser } from '../api/data-file.ts'
-import type { ShapeCase, Shapes } from '../api/shape-cases.ts'
 import { ApiError, type ApiErrorCode, apiErrors } from '../base/errors.ts'
-import { type ControlEndpoint, controlEndpoints } from '../control/control-endpoints.ts'
-import type { FaultOptions, Operation, QueuedFaultView } from '../core/faults.ts'
-import { type CallOf, type CallScope, callsIn, type JournalEntry } from '../core/journal.ts'
-import type { PutUserResult } from '../core/mock-core.ts'
-import type { Tenant } from '../core/tenant.ts'
-import type { MockState } from '../model/database.ts'
+import { type AnyControlRow, paramsOf } from '../control/control-row.ts'
+import {
+  type ClientControls,
+  controlMethods,
+  type Invoke,
+  type Tenant,
+  tenantHandle,
+} from '../control/control-surfaces.ts'
+import { type CallOf, type CallScope, callsIn } from '../core/journal.ts'
+import type { Operation } from '../core/routes.ts'
 import type { Credentials } from '../model/dataset.ts'
-import type { WebhookEventInput } from '../webhooks/events.ts'
-import type {
-  RaisedWebhookEvent,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointInput,
-} from '../webhooks/webhook-schemas.ts'
 
 /** How {@link connectMockApi} reaches the server. */
 export interface ConnectOptions {
@@ -23,68 +18,26 @@ export interface ConnectOptions {
 }
 
 /**
- * A running standalone server's controls over HTTP: the in-process `MockApi`'s names and
- * signatures, each awaited. Every error answer rejects with an {@link ApiError} carrying its
- * status (a 400's message says what is wrong).
+ * A running standalone server's controls over HTTP: every control of the control table, with the
+ * in-process `MockApi`'s names and arguments, each awaited. Every error answer rejects with an
+ * {@link ApiError} carrying its status (a 400's message says what is wrong).
  */
-export interface MockApiClient {
+export type MockApiClient = ClientControls & {
   /** The server's URL, as given (without a trailing `/`). */
   readonly url: string
   /** Resolves once the server answers its health check; rejects when it does not. */
   readonly ready: Promise<void>
   /** The organisations and their API keys in clear, as the banner prints them. */
   readonly credentials: Promise<Credentials[]>
-  /** Back to the start; with `{ orgId }`, only that organisation. */
-  reset(scope?: { orgId?: string }): Promise<void>
-  /** Queues a fault: the next `count` calls of `operation` (scoped by `orgId`, `id`) answer `status`. */
-  failNext(operation: Operation, fault: FaultOptions): Promise<void>
-  /** The faults still queued, in the order they will be taken. */
-  queuedFaults(): Promise<QueuedFaultView[]>
-  /** Every record, one array per collection. */
-  state(): Promise<MockState>
-  /** The journal, oldest first; with `{ orgId }`, only that organisation's. */
-  requests(scope?: CallScope): Promise<JournalEntry[]>
   /** The API calls (of `operation` if given), oldest first; with `{ orgId }`, only that organisation's. */
   calls<O extends Operation = Operation>(operation?: O, scope?: CallScope): Promise<CallOf<O>[]>
-  readonly organisations: {
-    /** Creates an organisation; resolves to its {@link Tenant} handle. */
-    create(input?: OrganisationInput): Promise<Tenant>
-    remove(orgId: string): Promise<void>
-    putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
-    /** Sets the organisation's own answer shapes: `full`, `varied` or a case's name. */
-    setShapes(orgId: string, shapes: Shapes): Promise<void>
-  }
-  /** The answer shapes' covering set. */
-  readonly shapes: {
-    cases(): Promise<ShapeCase[]>
-  }
-  readonly webhooks: {
-    /** Registers an endpoint: the answer is the only one that shows its secret. */
-    add(endpoint: WebhookEndpointInput): Promise<WebhookEndpoint>
-    /** `false` when there was none. */
-    remove(id: string): Promise<boolean>
-    /** The endpoints, without their secrets. */
-    list(): Promise<Omit<WebhookEndpoint, 'secret'>[]>
-    deliveries(): Promise<WebhookDelivery[]>
-  }
-  readonly events: {
-    raise(input: WebhookEventInput): Promise<RaisedWebhookEvent>
-  }
-}
-
-type EndpointName = keyof typeof controlEndpoints
-
-interface Call {
-  params?: Record<string, string>
-  query?: Record<string, string | undefined>
-  body?: unknown
 }
 
 /**
  * Connects to a running standalone server (`identify-api-mock serve`, `startServer`, the image)
  * and gives its control endpoints as the in-process `MockApi` gives its controls: same names,
- * same signatures, awaited. `organisations.create()` resolves to a {@link Tenant} whose
- * controls touch only it. Uses only the platform's `fetch`.
+ * same arguments, awaited, each read from its row of the control table. `organisations.create()`
+ * resolves to a {@link Tenant} whose controls touch only it. Uses only the platform's `fetch`.
  *
  * @example
  * import { connectMockApi } from 'identify-api-mock/client'
@@ -99,102 +52,68 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
   const base = url.replace(/\/+$/, '')
   const authorization = options.controlToken && `Bearer ${options.controlToken}`
 
-  const send = async (name: EndpointName, call: Call = {}): Promise<Response> => {
-    const endpoint: ControlEndpoint = controlEndpoints[name]
-    const path = endpoint.path.replace(/:(\w+)/g, (_, param: string) =>
-      encodeURIComponent(call.params?.[param] ?? ''),
-    )
-    const query = Object.entries(call.query ?? {}).filter(
-      (entry): entry is [string, string] => entry[1] !== undefined,
-    )
-    const search = query.length > 0 ? `?${new URLSearchParams(query)}` : ''
-    const headers: Record<string, string> = {}
-    if (authorization) headers.authorization = authorization
-    if (call.body !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetch(`${base}${path}${search}`, {
-      method: endpoint.method,
-      headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+  const invoke: Invoke = async (row, input) => {
+    const response = await fetch(`${base}${targetOf(row, input)}`, {
+      method: row.method,
+      headers: {
+        ...(authorization && { authorization }),
+        ...(bodyOf(row, input) !== undefined && { 'content-type': 'application/json' }),
+      },
+      body: bodyOf(row, input),
     })
-    if (!response.ok) throw await errorOf(response)
-    return response
+    if (!response.ok) {
+      const error = await errorOf(response)
+      const instead = row.fromError?.(error.code)
+      if (instead) return instead.value
+      throw error
+    }
+    const text = await response.text()
+    const json: unknown = text === '' ? undefined : JSON.parse(text)
+    return row.fromWire ? row.fromWire(response.status, json) : json
   }
-  const json = async <T>(name: EndpointName, call?: Call): Promise<T> =>
-    (await send(name, call)).json() as Promise<T>
-  const done = async (name: EndpointName, call?: Call): Promise<void> => {
-    await (await send(name, call)).body?.cancel()
-  }
-
-  const client: MockApiClient = {
+  const controls = controlMethods<ClientControls>(invoke, (created) =>
+    tenantHandle(invoke, { ...created, baseUrl: base }),
+  )
+  return {
+    ...controls,
     url: base,
     get ready() {
-      return done('health')
+      return controls.health().then(() => undefined)
     },
     get credentials() {
-      return json<{ organisations: Array<Credentials & { curl: unknown }> }>(
-        'listOrganisations',
-      ).then(({ organisations }) =>
-        organisations.map(({ orgId, name, apiKeys }) => ({ orgId, name, apiKeys })),
-      )
-    },
-    reset: (scope = {}) => done('reset', { body: scope }),
-    failNext: (operation, fault) => done('addFault', { body: { operation, ...fault } }),
-    queuedFaults: () => json('listFaults'),
-    state: () => json('state'),
-    requests: (scope = {}) => json('requests', { query: { orgId: scope.orgId } }),
-    calls: async (operation, scope) => callsIn(await client.requests(scope), operation),
-    organisations: {
-      create: async (input = {}) => {
-        const { orgId, apiKey } = await json<{ orgId: string; apiKey: string }>(
-          'createOrganisation',
-          { body: input },
+      return controls.organisations
+        .list()
+        .then(({ organisations }) =>
+          organisations.map(({ orgId, name, apiKeys }) => ({ orgId, name, apiKeys })),
         )
-        return httpTenant(client, orgId, apiKey)
-      },
-      remove: (orgId) => done('removeOrganisation', { params: { orgId } }),
-      putUser: async (orgId, id, user) => {
-        const response = await send('putUser', { params: { orgId, id }, body: user })
-        await response.body?.cancel()
-        return { created: response.status === 201 }
-      },
-      setShapes: (orgId, shapes) => done('setShapes', { params: { orgId }, body: { shapes } }),
     },
-    shapes: {
-      cases: () => json<{ cases: ShapeCase[] }>('shapeCases').then(({ cases }) => cases),
-    },
-    webhooks: {
-      add: (endpoint) => json('addWebhook', { body: endpoint }),
-      remove: (id) =>
-        done('removeWebhook', { params: { id } }).then(
-          () => true,
-          (error: unknown) => {
-            if (error instanceof ApiError && error.code === 'webhookNotFound') return false
-            throw error
-          },
-        ),
-      list: () => json('listWebhooks'),
-      deliveries: () => json('webhookDeliveries'),
-    },
-    events: {
-      raise: (input) => json('raiseEvent', { body: input }),
-    },
+    calls: async (operation, scope) => callsIn(await controls.requests(scope), operation),
   }
-  return client
 }
 
-/** The {@link Tenant} of organisation `orgId`, over the client's scoped controls. */
-function httpTenant(client: MockApiClient, orgId: string, apiKey: string): Tenant {
-  return {
-    orgId,
-    apiKey,
-    baseUrl: client.url,
-    reset: () => client.reset({ orgId }),
-    failNext: (operation, fault) => client.failNext(operation, { ...fault, orgId }),
-    calls: (operation) => client.calls(operation, { orgId }),
-    putUser: (id, user) => client.organisations.putUser(orgId, id, user),
-    setShapes: (shapes) => client.organisations.setShapes(orgId, shapes),
-    remove: () => client.organisations.remove(orgId),
-  }
+/** The path and query of a call of `row` with `input`: its parameters in the path, its query after. */
+function targetOf(row: AnyControlRow, input: unknown): string {
+  const fields = { ...(input as Record<string, unknown>) }
+  const path = row.path.replace(/:(\w+)/g, (_, name: string) => {
+    const value = fields[name]
+    delete fields[name]
+    return encodeURIComponent(String(value ?? ''))
+  })
+  if (row.carry !== 'query') return path
+  const query = Object.entries(fields).flatMap(([name, value]): [string, string][] =>
+    value === undefined ? [] : [[name, String(value)]],
+  )
+  return query.length > 0 ? `${path}?${new URLSearchParams(query)}` : path
+}
+
+/** The JSON body of a call of `row` with `input`: the input less its path parameters, or its one field. */
+function bodyOf(row: AnyControlRow, input: unknown): string | undefined {
+  const { carry } = row
+  if (carry === 'none' || carry === 'query') return undefined
+  const fields = { ...(input as Record<string, unknown>) }
+  if (typeof carry === 'object') return JSON.stringify(fields[carry.bodyOf])
+  for (const name of paramsOf(row.path)) delete fields[name]
+  return JSON.stringify(fields)
 }
 
 /**
@@ -221,4 +140,5 @@ async function errorOf(response: Response): Promise<ApiError> {
 }
 
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
-export type { Tenant, TenantFault } from '../core/tenant.ts'
+export type { Tenant } from '../control/control-surfaces.ts'
+export type { TenantFault } from '../control/control-table.ts'

@@ -1,7 +1,5 @@
 import type * as z from 'zod'
-import type { PutUser } from '../api/data-file.ts'
 import { controlPaths } from '../base/control-paths.ts'
-import { identifyCurlLine } from '../base/curl-line.ts'
 import {
   ApiError,
   InvalidInput,
@@ -9,7 +7,6 @@ import {
   toErrorResponse,
   type WireResponse,
 } from '../base/errors.ts'
-import { describeIssues } from '../base/issues.ts'
 import { hashSecret, headerSecretSchema } from '../base/secrets.ts'
 import {
   type IncomingRequest,
@@ -18,22 +15,13 @@ import {
   type RequestHead,
   type WireRequest,
 } from '../base/wire.ts'
-import { journalQuerySchema, newestEntries, requestsQuerySchema } from '../core/journal.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { createRouteMatcher } from '../core/route-matcher.ts'
 import { inspectorAsset } from '../inspector/assets.ts'
-import {
-  describeUser,
-  listUsers,
-  userListQuerySchema,
-  userQuerySchema,
-} from '../inspector/queries.ts'
-import { shapesOf } from '../rules/answer-shapes.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
-import { deleteUser } from '../rules/delete-user.ts'
-import type { WebhookEventInput } from '../webhooks/events.ts'
-import type { WebhookEndpointInput } from '../webhooks/webhook-schemas.ts'
-import { controlEndpoints } from './control-endpoints.ts'
+import { createControlOpenApiDocument } from './control-openapi.ts'
+import { type AnyControlRow, paramsOf, parseQuery } from './control-row.ts'
+import { controlRows } from './control-surfaces.ts'
 
 type Run = (
   core: MockCore,
@@ -41,63 +29,33 @@ type Run = (
   params: Record<string, string>,
 ) => Promise<WireResponse>
 
+/** A route of `/__mock`: a control row's, or one of the inspector page's files. */
 interface ControlRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE'
   path: string
   run: Run
   /** Served without the control token: the inspector page's files, which hold no data. */
   open?: true
-  /**
-   * Served without the control token and with the controls off: the health check, which reveals
-   * nothing and which container health checks and CI services call without credentials.
-   */
+  /** Served without the control token and with the controls off (see `ControlRow.always`). */
   always?: true
 }
 
 const serveAsset: Run = async (_core, request) =>
   (await inspectorAsset(pathnameOf(request.target))) ?? toErrorResponse(new ApiError('notFound'))
 
+let openApiText: string | undefined
+
+/** The control endpoints' own OpenAPI document, built once on first request. */
+const serveOpenApi: Run = async () => {
+  openApiText ??= JSON.stringify(createControlOpenApiDocument())
+  return { status: 200, headers: { 'content-type': 'application/json' }, body: openApiText }
+}
+
 /**
- * The control endpoints' route table: method, path, and what each does. Paths are matched
- * segment by segment, never as property names, so that a path such as `/__mock/__proto__` can
- * never reach a property of `Object.prototype`.
+ * The inspector page and its files, and the controls' OpenAPI document: not controls, and open,
+ * as they hold no data.
  */
-export const controlRoutes = [
-  {
-    ...controlEndpoints.reset,
-    run: async (core, request) => {
-      const scope = readJsonObject(request, {})
-      if (!scope) return refuse('The body must be empty, {} or {"orgId"}.')
-      await core.reset(scope)
-      return noContent
-    },
-  },
-  { ...controlEndpoints.addFault, run: addFault },
-  {
-    ...controlEndpoints.listFaults,
-    run: async (core) => jsonResponse(200, core.queuedFaults()),
-  },
-  {
-    ...controlEndpoints.state,
-    run: async (core) => ({
-      status: 200,
-      headers: { 'content-type': 'application/json' },
-      body: '',
-      chunks: await core.stateJson(),
-    }),
-  },
-  {
-    ...controlEndpoints.requests,
-    run: async (core, request) =>
-      withQuery(request, requestsQuerySchema, ({ limit, orgId }) =>
-        jsonResponse(200, newestEntries(core.requests({ orgId }), limit)),
-      ),
-  },
-  {
-    ...controlEndpoints.health,
-    run: async () => jsonResponse(200, { status: 'ok' }),
-    always: true,
-  },
+const pageRoutes: ControlRoute[] = [
   {
     method: 'GET',
     path: controlPaths.root,
@@ -106,147 +64,71 @@ export const controlRoutes = [
   { method: 'GET', path: controlPaths.inspector, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorStyle, run: serveAsset, open: true },
   { method: 'GET', path: controlPaths.inspectorScript, run: serveAsset, open: true },
-  { ...controlEndpoints.listOrganisations, run: listOrganisations },
-  {
-    ...controlEndpoints.createOrganisation,
-    run: async (core, request) => {
-      const input = readJsonObject(request, {})
-      if (!input) return refuse('The body must be a JSON object: {"orgId"?,"name"?,"users"?}.')
-      const { orgId, apiKey } = await core.organisations.create(input)
-      return jsonResponse(201, { orgId, apiKey })
-    },
-  },
-  {
-    ...controlEndpoints.removeOrganisation,
-    run: async (core, _request, { orgId = '' }) => {
-      await core.organisations.remove(orgId)
-      return noContent
-    },
-  },
-  {
-    ...controlEndpoints.putUser,
-    run: async (core, request, { orgId = '', id = '' }) => {
-      const user = readJsonObject(request)
-      if (!user) return refuse('The body must be a JSON object: a user of the data file.')
-      const { created } = await core.organisations.putUser(orgId, id, user as PutUser)
-      const shown = await core.transact((ctx) => describeUser(ctx, { orgId, id }))
-      return jsonResponse(created ? 201 : 200, shown)
-    },
-  },
-  {
-    ...controlEndpoints.setShapes,
-    run: async (core, request, { orgId = '' }) => {
-      const body = readJsonObject(request)
-      const keys = body ? Object.keys(body) : []
-      if (!body || keys.length !== 1 || keys[0] !== 'shapes') {
-        return refuse('The body must be a JSON object: {"shapes": "full" | "varied" | <case>}.')
-      }
-      await core.organisations.setShapes(orgId, body.shapes as string)
-      return noContent
-    },
-  },
-  {
-    ...controlEndpoints.shapeCases,
-    run: async (core) => jsonResponse(200, { cases: core.shapes.cases() }),
-  },
-  {
-    method: 'GET',
-    path: controlPaths.users,
-    run: async (core, request) =>
-      withQuery(request, userListQuerySchema, async (query) =>
-        jsonResponse(200, await core.transact((ctx) => listUsers(ctx, query))),
-      ),
-  },
-  {
-    method: 'GET',
-    path: controlPaths.user,
-    run: async (core, request) =>
-      withQuery(request, userQuerySchema, async (query) =>
-        jsonResponse(200, await core.transact((ctx) => describeUser(ctx, query))),
-      ),
-  },
-  {
-    method: 'DELETE',
-    path: controlPaths.user,
-    run: async (core, request) =>
-      withQuery(request, userQuerySchema, async (query) =>
-        jsonResponse(200, await core.transact((ctx) => deleteUser(ctx, query.orgId, query))),
-      ),
-  },
-  { ...controlEndpoints.addWebhook, run: addWebhook },
-  {
-    ...controlEndpoints.listWebhooks,
-    // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
-    run: async (core) =>
-      jsonResponse(
-        200,
-        core.webhooks.list().map(({ secret: _, ...endpoint }) => endpoint),
-      ),
-  },
-  {
-    ...controlEndpoints.webhookDeliveries,
-    run: async (core, request) =>
-      withQuery(request, journalQuerySchema, ({ limit }) =>
-        jsonResponse(200, newestEntries(core.webhooks.deliveries(), limit)),
-      ),
-  },
-  {
-    ...controlEndpoints.removeWebhook,
-    run: async (core, _request, { id = '' }) => {
-      if (!core.webhooks.remove(id)) throw new ApiError('webhookNotFound')
-      return noContent
-    },
-  },
-  { ...controlEndpoints.raiseEvent, run: raiseEvent },
-] as const satisfies readonly ControlRoute[]
+  { method: 'GET', path: controlPaths.openApi, run: serveOpenApi, open: true },
+]
+
+/**
+ * The routes of `/__mock`: one per row of the control table, and the inspector page's. Paths are
+ * matched segment by segment, never as property names, so that a path such as
+ * `/__mock/__proto__` can never reach a property of `Object.prototype`.
+ */
+const controlRoutes: ControlRoute[] = [
+  ...controlRows().map(
+    ({ row }): ControlRoute => ({
+      method: row.method,
+      path: row.path,
+      run: (core, request, params) => answerRow(core, row, request, params),
+      ...(row.always && { always: true }),
+    }),
+  ),
+  ...pageRoutes,
+]
 
 const matchControlRoute = createRouteMatcher<ControlRoute>(controlRoutes)
 
 /** The paths served without the control token. */
 const openPaths = new Set<string>(
-  controlRoutes
-    .filter((route): boolean => 'open' in route || 'always' in route)
-    .map((route) => route.path),
+  controlRoutes.filter((route) => route.open || route.always).map((route) => route.path),
 )
 
 /** The paths served even with the controls off. */
 const alwaysPaths = new Set<string>(
-  controlRoutes.filter((route): boolean => 'always' in route).map((route) => route.path),
+  controlRoutes.filter((route) => route.always).map((route) => route.path),
 )
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
-/** How the control endpoints are exposed. */
+/** How the control endpoints are exposed: the server's `control` and `controlToken` options. */
 export interface ControlOptions {
   /**
    * `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist,
    * except `/__mock/health`, which container health checks rely on.
    */
-  enabled?: boolean
+  control?: boolean
   /**
    * Requires `Authorization: Bearer <token>` on every `/__mock` request (401 otherwise), checked
    * before anything else so that a client without it learns nothing; the inspector page's files
    * and `/__mock/health` (which hold no data) excepted.
    */
-  token?: string
+  controlToken?: string | undefined
 }
 
 /**
- * The control endpoints of `core` (reset, faults, state, requests, health, and the inspector
- * page with the data it reads), as `options` expose them. The token is kept only as its hash, and
- * checked, with the cross-site rules, before the body is read. Bad input gets an `{code, message}`
- * body like the API's errors, with a message that says what is wrong; `undefined` when the client
- * went away before its body arrived.
+ * The control endpoints of `core` (every row of the control table, and the inspector page), as
+ * `options` expose them. The token is kept only as its hash, and checked, with the cross-site
+ * rules, before the body is read. Bad input gets an `{code, message}` body like the API's errors,
+ * with a message that says what is wrong; `undefined` when the client went away before its body
+ * arrived.
  *
  * @example
- * const control = createControlHandler(core, { token: 'let-me-in' })
+ * const control = createControlHandler(core, { controlToken: 'let-me-in' })
  * await control({ method: 'POST', target: '/__mock/reset', headers, body: null })
  */
 export function createControlHandler(
   core: MockCore,
   options: ControlOptions = {},
 ): (request: IncomingRequest) => Promise<WireResponse | undefined> {
-  const { enabled = true, token } = options
+  const { control: enabled = true, controlToken: token } = options
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {
     throw new InvalidInput(`Invalid control token: ${checked.error.issues[0]?.message}`)
@@ -322,28 +204,68 @@ export async function handleControl(core: MockCore, request: WireRequest): Promi
   }
 }
 
-async function addFault(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  const fault = readJsonObject(request)
-  if (!fault) {
-    return refuse(
-      'The body must be a JSON object: {"operation","status","count"?,"delayMs"?,"orgId"?,"id"?}.',
-    )
+/**
+ * A control row's answer to `request`: its input read from the path, then the query or the body
+ * (as the row carries it), its core function run, its result written as the row says.
+ */
+async function answerRow(
+  core: MockCore,
+  row: AnyControlRow,
+  request: WireRequest,
+  params: Record<string, string>,
+): Promise<WireResponse> {
+  const input = inputOf(row, request, params)
+  if (row.serve) return row.serve(core, input as never)
+  // The curl lines of `organisations.list` are pasted into a shell: only a plain host goes in.
+  const origin = `http://${request.headers.get('host') ?? ''}`
+  const result = await row.run(core, input as never, origin)
+  const { status, body } = row.toWire
+    ? await row.toWire(result as never, core, input as never)
+    : { status: row.status, body: result }
+  return status === 204 ? noContent : jsonResponse(status, body)
+}
+
+/** The input of a call of `row`: its path parameters, with its query or its body. */
+function inputOf(
+  row: AnyControlRow,
+  request: WireRequest,
+  params: Record<string, string>,
+): unknown {
+  const { carry } = row
+  if (carry === 'none') return params
+  if (carry === 'query') {
+    const search = new URL(request.target, 'http://control.invalid').searchParams
+    return parseQuery(row, { ...Object.fromEntries(search), ...params })
   }
-  const { operation, ...options } = fault
-  core.failNext(operation as 'identify', options as { status: number })
-  return noContent
+  const body = readJsonObject(request, row.emptyBody ? {} : undefined)
+  if (typeof carry === 'object') {
+    if (!body) return refusal(`The body must be a JSON object: ${carry.bodyOf}.`)
+    return { ...params, [carry.bodyOf]: body }
+  }
+  // The body's fields join the path's parameters, which the core function cannot tell apart: a
+  // field the body may not hold (one named as a parameter among them) is refused here.
+  const own = fieldsOf(row.input).filter((name) => !(name in params))
+  const stray =
+    paramsOf(row.path).length > 0 && Object.keys(body ?? {}).some((n) => !own.includes(n))
+  if (!body || stray) return refusal(`The body must be a JSON object: ${hintOf(row.input, own)}.`)
+  return { ...body, ...params }
 }
 
-async function addWebhook(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  const endpoint = readJsonObject(request)
-  if (!endpoint) return refuse('The body must be a JSON object: {"url","secret"?,"events"?}.')
-  return jsonResponse(201, core.webhooks.add(endpoint as WebhookEndpointInput))
+/** The field names of an object schema, in order; none for another schema. */
+function fieldsOf(schema: z.ZodType): string[] {
+  return 'shape' in schema && typeof schema.shape === 'object' && schema.shape !== null
+    ? Object.keys(schema.shape)
+    : []
 }
 
-async function raiseEvent(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  const event = readJsonObject(request)
-  if (!event) return refuse('The body must be a JSON object: {"type", …}.')
-  return jsonResponse(202, await core.events.raise(event as WebhookEventInput))
+/** `{"operation","status","count"?}`: the fields a body takes, the optional ones marked. */
+function hintOf(schema: z.ZodType, fields: string[]): string {
+  if (fields.length === 0) return '{…}'
+  const shape = (schema as unknown as { shape: Record<string, z.ZodType> }).shape
+  const names = fields.map(
+    (name) => `"${name}"${shape[name]?.safeParse(undefined).success ? '?' : ''}`,
+  )
+  return `{${names.join(',')}}`
 }
 
 /** The body as a JSON object (`empty` for no body, when given); `undefined` when it is anything else. */
@@ -367,32 +289,6 @@ function refuse(message: string): WireResponse {
   return toErrorResponse(new ApiError('invalidControlInput', { message }))
 }
 
-/**
- * The organisations with their API keys in clear, as the banner shows them, the answer shapes each
- * answers in, and a curl line.
- */
-async function listOrganisations(core: MockCore, request: WireRequest): Promise<WireResponse> {
-  // The curl line is pasted into a shell: only a plain host name or address goes into it.
-  const host = request.headers.get('host')?.match(/^[A-Za-z0-9.:[\]-]+$/)?.[0]
-  const listed = core.credentials.slice(0, core.options.maxOrganisations)
-  const shapes = await core.transact((ctx) => listed.map((org) => shapesOf(ctx, org.orgId)))
-  const organisations = listed.map((org, i) => ({
-    ...org,
-    shapes: shapes[i],
-    curl:
-      host && org.apiKeys[0] ? identifyCurlLine(`http://${host}`, org.orgId, org.apiKeys[0]) : null,
-  }))
-  return jsonResponse(200, { organisations, total: core.credentials.length })
-}
-
-/** Parses the query with `schema` and answers with `answer`, or 400 saying what is wrong. */
-async function withQuery<S extends z.ZodType>(
-  request: WireRequest,
-  schema: S,
-  answer: (query: z.output<S>) => WireResponse | Promise<WireResponse>,
-): Promise<WireResponse> {
-  const search = new URL(request.target, 'http://control.invalid').searchParams
-  const parsed = schema.safeParse(Object.fromEntries(search))
-  if (!parsed.success) return refuse(`Invalid query: ${describeIssues(parsed.error.issues)}`)
-  return answer(parsed.data)
+function refusal(message: string): never {
+  throw new InvalidInput(message)
 }

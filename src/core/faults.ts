@@ -78,15 +78,21 @@ export type FaultOptions = Omit<Fault, 'operation'>
  */
 const maxQueuedFaults = 1000
 
-/** A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer. */
-export interface QueuedFaultView {
-  operation: Operation
-  status: number
-  remaining: number
-  delayMs: number
-  orgId?: string
-  id?: string
-}
+/**
+ * A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer.
+ *
+ * @example queuedFaultSchema.parse({ operation: 'delete', status: 500, remaining: 2, delayMs: 0 })
+ */
+export const queuedFaultSchema = z.strictObject({
+  operation: z.enum(operations),
+  status: z.int(),
+  remaining: z.int().min(1),
+  delayMs: z.int().min(0),
+  orgId: z.string().optional(),
+  id: z.string().optional(),
+})
+
+export type QueuedFaultView = z.output<typeof queuedFaultSchema>
 
 interface QueuedFault {
   code: ApiErrorCode

@@ -1,5 +1,5 @@
 import * as z from 'zod'
-import type { ApiCall, Operation } from './routes.ts'
+import { type ApiCall, apiRoutes, type Operation } from './routes.ts'
 
 export { type JsonValue, maxJournaledBodyBytes } from './journaled-body.ts'
 
@@ -43,6 +43,28 @@ export type JournalEntry = {
   /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
   shape?: string
 } & (CallRequest | { operation?: undefined; request?: undefined })
+
+/**
+ * {@link JournalEntry} as a schema, for the documents that describe `GET /__mock/requests`: the
+ * type above says, besides, which `request` goes with which `operation`.
+ *
+ * @example journalEntrySchema.parse({ time, method: 'DELETE', path, status: 200, durationMs: 0.2, operation: 'delete', request: { orgId, id } })
+ */
+export const journalEntrySchema = z.object({
+  time: z.string().describe('when the call was answered, ISO 8601'),
+  method: z.string(),
+  path: z.string().describe('without the query string; a secret in it is [redacted]'),
+  status: z.int(),
+  durationMs: z.number(),
+  operation: z.enum(apiRoutes.map((route) => route.operation)).optional(),
+  request: z
+    .unknown()
+    .optional()
+    .describe(
+      "what the call asked: identify's JSON body (null when it was not JSON, too large or not read), delete's path parameters",
+    ),
+  shape: z.string().optional().describe('of an identify answered 200: the answer shape it took'),
+})
 
 /**
  * The organisation and user a call names, as far as it names them: the `orgId` and `id` of what it

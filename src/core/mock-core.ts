@@ -22,15 +22,10 @@ import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } f
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
 import { statePieces } from './state-pieces.ts'
-import { inProcessTenant } from './tenant.ts'
-import { type OrganisationControls, TenantControls } from './tenant-controls.ts'
+import { type OrganisationCore, TenantControls } from './tenant-controls.ts'
 import { type StateStore, Transactions } from './transactions.ts'
 
-export type {
-  CreatedOrganisation,
-  OrganisationControls,
-  PutUserResult,
-} from './tenant-controls.ts'
+export type { CreatedOrganisation, PutUserResult } from './tenant-controls.ts'
 export type { StateStore } from './transactions.ts'
 
 /**
@@ -110,7 +105,7 @@ export class MockCore {
    * const { orgId, apiKey } = await api.organisations.create({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
    * await api.organisations.remove(orgId)
    */
-  readonly organisations: OrganisationControls
+  readonly organisations: OrganisationCore
   /**
    * The answer shapes: `cases()` lists the covering set, each case with its name and the form of
    * each dimension, in a fixed order (a new copy each call).
@@ -189,7 +184,7 @@ export class MockCore {
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
     })
     this.organisations = {
-      create: async (input) => inProcessTenant(this, await this.#tenants.create(input)),
+      create: (input) => this.#tenants.create(input),
       remove: (orgId) => this.#tenants.remove(orgId),
       putUser: (orgId, id, user) => this.#tenants.putUser(orgId, id, user),
       setShapes: (orgId, shapes) => this.#tenants.setShapes(orgId, shapes),
@@ -407,4 +402,4 @@ export class MockCore {
   }
 }
 
-const resetScopeSchema = z.strictObject({ orgId: z.string().min(1).max(1024).optional() })
+export const resetScopeSchema = z.strictObject({ orgId: z.string().min(1).max(1024).optional() })

@@ -1,3 +1,4 @@
+import * as z from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
 import type { Shapes } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput } from '../base/errors.ts'
@@ -14,29 +15,34 @@ import {
   putUser,
   startOfOrganisation,
 } from '../rules/organisations.ts'
-import type { Tenant } from './tenant.ts'
 import type { Transactions } from './transactions.ts'
 
-/** An organisation created at run time: its id, and its API key in clear. */
-export interface CreatedOrganisation {
-  orgId: string
-  apiKey: string
-}
+/**
+ * An organisation created at run time: its id, and its API key in clear.
+ *
+ * @example createdOrganisationSchema.parse({ orgId: 'tenant-x', apiKey: 'sk_test_…' })
+ */
+export const createdOrganisationSchema = z.strictObject({
+  orgId: z.string(),
+  apiKey: z.string().describe('in clear: Authorization: Bearer <apiKey>'),
+})
+
+export type CreatedOrganisation = z.output<typeof createdOrganisationSchema>
 
 /** A user put in an exact state: whether it was created (or replaced). */
 export interface PutUserResult {
   created: boolean
 }
 
-/** The controls of `MockCore.organisations`. */
-export interface OrganisationControls {
+/** The core functions of `MockCore.organisations`, which the control table's organisation rows call. */
+export interface OrganisationCore {
   /**
    * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
-   * paths and users); resolves to its {@link Tenant} handle (its id, key and base URL, and its
-   * scoped controls). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
+   * paths and users); resolves to its id and key (the in-process API and the client give its
+   * tenant handle). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
    * `TypeError` for invalid input or past `maxOrganisations`.
    */
-  create(input?: OrganisationInput): Promise<Tenant>
+  create(input?: OrganisationInput): Promise<CreatedOrganisation>
   /**
    * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
    * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.

@@ -14,7 +14,7 @@
  */
 import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
-import type { Tenant } from '../core/tenant.ts'
+import type { Tenant } from '../control/control-surfaces.ts'
 import { type RunningServer, type ServerOptions, startServer } from '../server/server.ts'
 import { type FileHooks, tenantOfFile } from './tenant-of-file.ts'
 

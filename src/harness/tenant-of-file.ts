@@ -1,6 +1,6 @@
 import type { OrganisationInput } from '../api/data-file.ts'
 import type { MockApiClient } from '../client/connect-mock-api.ts'
-import type { Tenant } from '../core/tenant.ts'
+import type { Tenant } from '../control/control-surfaces.ts'
 
 /** A test runner's file-level hooks, by the names vitest and jest both give them. */
 export interface FileHooks {

@@ -20,7 +20,7 @@
 import { afterAll, afterEach, beforeAll, inject } from 'vitest'
 import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
-import type { Tenant } from '../core/tenant.ts'
+import type { Tenant } from '../control/control-surfaces.ts'
 import { type ServerOptions, startServer } from '../server/server.ts'
 import { tenantOfFile } from './tenant-of-file.ts'
 

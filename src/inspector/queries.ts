@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { userProfileSchema } from '../api/api-schemas.ts'
 import { ApiError } from '../base/errors.ts'
 import { caseOfUser, shapeAnswer } from '../rules/answer-shapes.ts'
 import type { RuleContext } from '../rules/context.ts'
@@ -27,15 +28,76 @@ export const userQuerySchema = z.strictObject({
 export type UserListQuery = z.output<typeof userListQuerySchema>
 
 /** A user as the inspector's list shows it. */
-export interface UserSummary {
-  id: string
-  userId: string
-  name: string
-  registrationStatus: string
-  learningPath: string | null
-  userGroups: string[]
-  lastActive: string | null
-}
+const userSummarySchema = z.strictObject({
+  id: z.string(),
+  userId: z.string(),
+  name: z.string(),
+  registrationStatus: z.string(),
+  learningPath: z.string().nullable(),
+  userGroups: z.array(z.string()),
+  lastActive: z.string().nullable(),
+})
+
+export type UserSummary = z.output<typeof userSummarySchema>
+
+/**
+ * One page of an organisation's users: what `GET /__mock/users` answers.
+ *
+ * @example userListSchema.parse({ total: 0, users: [] })
+ */
+export const userListSchema = z.strictObject({
+  total: z.int().describe('how many users match in all'),
+  users: z.array(userSummarySchema),
+})
+
+const newestFirst = <S extends z.ZodType>(item: S, what: string) =>
+  z.array(item).describe(`the newest ${maxRecordsPerUser} ${what}, newest first`)
+
+/**
+ * Everything the mock holds about one user: what `GET /__mock/user` answers (and `PUT
+ * /__mock/organisations/{orgId}/users/{id}`).
+ *
+ * @example userDetailsSchema.shape.tokens
+ */
+export const userDetailsSchema = z.strictObject({
+  id: z.string(),
+  orgId: z.string(),
+  profile: userProfileSchema.describe('in the answer shape its identify answers take'),
+  shape: z.string().describe('that answer shape: full or a case'),
+  progress: z
+    .strictObject({
+      learningPathId: z.string(),
+      name: z.string().nullable(),
+      startDate: z.string(),
+      dueDate: z.string().nullable(),
+      completedAt: z.string().nullable(),
+      percentComplete: z.number(),
+    })
+    .nullable(),
+  certificates: newestFirst(
+    z.strictObject({
+      certificateId: z.string(),
+      learningPathId: z.string(),
+      title: z.string(),
+      issuedAt: z.string(),
+    }),
+    'certificates',
+  ),
+  certificateCount: z.int(),
+  tokens: newestFirst(
+    z.strictObject({
+      issuedAt: z.string(),
+      expiresAt: z.string(),
+      redeemedAt: z.string().nullable(),
+    }),
+    'sign-in tokens (never the token nor its hash)',
+  ),
+  tokenCount: z.int(),
+  sessions: newestFirst(z.strictObject({ createdAt: z.string() }), 'web-view sessions'),
+  sessionCount: z.int(),
+})
+
+export type UserDetails = z.output<typeof userDetailsSchema>
 
 /**
  * One page of an organisation's users, newest first, whose `id`, `userId` or name contains `q`
@@ -83,7 +145,7 @@ export function listUsers(
  * @example
  * describeUser(ctx, { orgId: 'org-1', id: 'user-1' }).tokens // [{ issuedAt, expiresAt, redeemedAt }]
  */
-export function describeUser(ctx: RuleContext, query: { orgId: string; id: string }) {
+export function describeUser(ctx: RuleContext, query: { orgId: string; id: string }): UserDetails {
   const { db } = ctx
   const user = db.users.get(query.orgId, query.id)
   if (!user) throw new ApiError('userNotFound')

@@ -2,34 +2,29 @@ import type { HttpHandler } from 'msw'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { createHandlers } from '../../handlers/index.ts'
 import { unsupportedNode } from '../base/node-support.ts'
+import {
+  controlMethods,
+  type InProcessControls,
+  inProcessInvoke,
+  tenantHandle,
+} from '../control/control-surfaces.ts'
 import { MockCore } from '../core/mock-core.ts'
 import { createMockFetch, type MockFetch } from '../core/mock-fetch.ts'
 import type { MockApiOptions } from '../options/mock-api-options.ts'
+import type { WebhookControls } from '../webhooks/delivery.ts'
 
 /**
- * A mock of the API: its MSW handlers and its own `fetch`, with the state and controls behind
- * them. Only what a user calls: the core's other members (its resolved options, `transact` over
- * the rules' context) are the server's and the inspector's, and not part of this type.
+ * A tenant's `baseUrl` in-process when the mock has no `baseUrl`: its handlers and `api.fetch`
+ * then answer every origin, and this one (a reserved `.test` name) reaches nothing else.
  */
-export interface MockApi
-  extends Pick<
-    MockCore,
-    | 'ready'
-    | 'webhooks'
-    | 'events'
-    | 'organisations'
-    | 'shapes'
-    | 'credentials'
-    | 'db'
-    | 'dispatch'
-    | 'reset'
-    | 'failNext'
-    | 'queuedFaults'
-    | 'state'
-    | 'requests'
-    | 'calls'
-    | 'redeemToken'
-  > {
+const anyOriginBaseUrl = 'https://api.example.test'
+
+/**
+ * A mock of the API: its MSW handlers and its own `fetch`, every control of the control table as
+ * a method (the same names and arguments as `connectMockApi`'s, not awaited), and what only a mock
+ * in the same process has (`db`, `dispatch`, `redeemToken`, the webhooks' `settled` and `cancel`).
+ */
+export type MockApi = InProcessControls & {
   /** For `setupServer(...api.handlers)` or `setupWorker(...api.handlers)`. */
   readonly handlers: HttpHandler[]
   /**
@@ -37,7 +32,8 @@ export interface MockApi
    * (openapi-fetch, @hey-api, ky, ofetch) and where msw cannot reach (undici, workers).
    */
   readonly fetch: MockFetch
-}
+  readonly webhooks: InProcessControls['webhooks'] & Pick<WebhookControls, 'settled' | 'cancel'>
+} & Pick<MockCore, 'ready' | 'db' | 'credentials' | 'calls' | 'dispatch' | 'redeemToken'>
 
 /**
  * Creates an independent mock of the Identify and Delete User API: two instances never share
@@ -64,7 +60,29 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
   const refusal = unsupportedNode()
   if (refusal) throw new Error(`identify-api-mock ${refusal}`)
   const core = new MockCore(seedDataset, options)
-  const handlers = createHandlers(core, { baseUrl: core.options.baseUrl })
-  const fetch = createMockFetch(core, core.options.baseUrl)
-  return Object.assign(core, { handlers, fetch })
+  const baseUrl = (core.options.baseUrl ?? anyOriginBaseUrl).replace(/\/+$/, '')
+  const invoke = inProcessInvoke(core, baseUrl)
+  const controls = controlMethods<InProcessControls>(invoke, (created) =>
+    tenantHandle(invoke, { ...created, baseUrl }),
+  )
+  return {
+    ...controls,
+    webhooks: {
+      ...controls.webhooks,
+      settled: () => core.webhooks.settled(),
+      cancel: () => core.webhooks.cancel(),
+    },
+    handlers: createHandlers(core, { baseUrl: core.options.baseUrl }),
+    fetch: createMockFetch(core, core.options.baseUrl),
+    ready: core.ready,
+    get db() {
+      return core.db
+    },
+    get credentials() {
+      return core.credentials
+    },
+    calls: (operation, scope) => core.calls(operation, scope),
+    dispatch: (input) => core.dispatch(input),
+    redeemToken: (orgId, token) => core.redeemToken(orgId, token),
+  }
 }

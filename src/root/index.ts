@@ -26,6 +26,8 @@ export {
 export type { ShapeCase, Shapes } from '../api/shape-cases.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Clock } from '../base/time.ts'
+export type { OrganisationControls, Tenant } from '../control/control-surfaces.ts'
+export type { TenantFault } from '../control/control-table.ts'
 export {
   type Fault,
   type FaultOptions,
@@ -41,14 +43,9 @@ export type {
   JournalEntry,
   JsonValue,
 } from '../core/journal.ts'
-export type {
-  CreatedOrganisation,
-  OrganisationControls,
-  PutUserResult,
-} from '../core/mock-core.ts'
+export type { CreatedOrganisation, PutUserResult } from '../core/mock-core.ts'
 export type { MockFetch } from '../core/mock-fetch.ts'
 export { createOpenApiDocument, type OpenApiDocument } from '../core/openapi.ts'
-export type { Tenant, TenantFault } from '../core/tenant.ts'
 export type { Collections, MockState, StateChange } from '../model/database.ts'
 export type { Credentials } from '../model/dataset.ts'
 export {

@@ -6,7 +6,7 @@ import { Command, Option } from 'commander'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import { type Issue, issueLines } from '../base/issues.ts'
-import { controlRoutes } from '../control/control.ts'
+import { controlRows } from '../control/control-surfaces.ts'
 import { unknownVariables } from '../flags/unknown-variables.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { addVerifyCommand } from '../verify/node/command.ts'
@@ -63,6 +63,13 @@ const documentCommands = [
     name: 'openapi',
     description: 'Print the OpenAPI 3.1 document of the API, or write it to a file.',
     build: async () => (await import('../core/openapi.ts')).createOpenApiDocument(),
+  },
+  {
+    name: 'control-openapi',
+    description:
+      'Print the OpenAPI 3.1 document of the control endpoints (/__mock), or write it to a file.',
+    build: async () =>
+      (await import('../control/control-openapi.ts')).createControlOpenApiDocument(),
   },
   {
     name: 'data-schema',
@@ -200,9 +207,9 @@ function curlLine(url: string, credentials: Credentials[]): string | null {
 
 function controlLine(options: ResolvedServerOptions): string {
   if (!options.control) return 'Controls: off (--no-control).'
-  const endpoints = controlRoutes
-    .filter((route) => !('open' in route) && !('always' in route))
-    .map((route) => `${route.method} ${route.path}`)
+  const endpoints = controlRows()
+    .filter(({ row }) => !row.always)
+    .map(({ row }) => `${row.method} ${row.path}`)
     .join(', ')
   // The token is not printed: unlike the API keys, it was not made up by the mock.
   return options.controlToken

@@ -17,11 +17,13 @@ import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
+import type { SplitOptions } from './server-options.ts'
 
-export interface ListenerOptions {
-  control?: ControlOptions
-  /** Who may talk to the server (by default: loopback `Host` names only, no CORS). */
-  frontDoor?: FrontDoorPolicy
+/**
+ * What the request listener takes: the server's `listener` options (see `serverOptionGroups`),
+ * whole, and what the server adds.
+ */
+export interface ListenerOptions extends Partial<SplitOptions['listener']> {
   /**
    * How long a connection whose body was refused as too large stays open after the answer, the
    * rest of the upload discarded, so that a client still sending can read the 400 before the
@@ -29,14 +31,6 @@ export interface ListenerOptions {
    * and could destroy the answer in flight.
    */
   lingerMs?: number
-  /**
-   * The answer to this many requests on one connection closes it (0: no limit). Node's own
-   * `maxRequestsPerSocket` keeps the connection open and answers the requests past the limit
-   * with an empty 503, so the count is kept here instead.
-   */
-  maxRequestsPerSocket?: number
-  /** A request on a connection past this many open ones answers 503 and closes it. */
-  maxConnections?: number
   /** How many connections are open (the server counts them). */
   openConnections?: () => number
 }
@@ -59,7 +53,10 @@ export interface SiteAnswer {
  * request passes the front door once; each part reads the body itself: the mock's only for a call
  * that may have one, the controls once the request is let in, `/openapi.json` never.
  */
-export function createAnswer(core: MockCore, options: ListenerOptions = {}): SiteAnswer {
+export function createAnswer(
+  core: MockCore,
+  options: { control?: ControlOptions; frontDoor?: FrontDoorPolicy } = {},
+): SiteAnswer {
   // Each reads the body itself, if at all: the controls once the request is let in.
   const served = {
     control: createControlHandler(core, options.control),

@@ -30,6 +30,9 @@ const flagNames: Partial<Record<OptionPath, string>> = {
   maxOrganisations: '--max-orgs <n>',
 }
 
+/** The flag that names a data file: its option, `data`, is the file's content. */
+const dataFlag = '--data <file>'
+
 /** The flags of `serve` that set one option each, read from the server options schema. */
 export const serveFlags = new SchemaFlags(serverOptionsSchema, flagNames, 'IDENTIFY_API_MOCK_')
 
@@ -60,7 +63,7 @@ function combinedFlags(): Option[] {
     new Option('--org <orgId>', 'an organisation to add (or give keys to); needs --api-key'),
     repeatable(new Option('--api-key <key>', 'an API key for --org (repeatable)')),
     new Option(
-      '--data <file>',
+      dataFlag,
       'a JSON data file of organisations and users in exact states (see data-schema)',
     ),
     repeatable(
@@ -125,6 +128,17 @@ export function addWithEnvironment(command: Command, options: Option[]): void {
 /** The flag that sets the option at `path`, if one does. */
 export function flagOf(path: string): string | undefined {
   return serveFlags.flagOf(path)
+}
+
+/**
+ * The environment variable `serve` reads the option at `path` from (`data`: the data file's path).
+ *
+ * @example variableOf('controlToken') // 'IDENTIFY_API_MOCK_CONTROL_TOKEN'
+ */
+export function variableOf(path: string): string {
+  const flag = path === 'data' ? dataFlag : flagOf(path)
+  if (flag === undefined) throw new TypeError(`no serve flag sets ${path}`)
+  return serveFlags.envOf(flag)
 }
 
 /**

@@ -15,7 +15,12 @@ import {
   type SiteAnswer,
 } from './listener.ts'
 import { memoryReleaser } from './memory-release.ts'
-import { type ServerOptions, serverOptionsSchema, splitServerOptions } from './server-options.ts'
+import {
+  type ServerOptions,
+  type SplitOptions,
+  serverOptionsSchema,
+  splitServerOptions,
+} from './server-options.ts'
 import { createStateFileStore } from './state-store.ts'
 import { pinnedWebhookTransport } from './webhook-transport.ts'
 
@@ -43,28 +48,18 @@ export class ServerStartError extends Error {
  * @example
  * const { url, close } = await startServer({ port: 0 })
  */
-export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+export async function startServer(options_: ServerOptions = {}): Promise<RunningServer> {
   const refusal = unsupportedNode()
   if (refusal) throw new Error(`identify-api-mock ${refusal}`)
-  const { mock: mockOptions, server: own } = splitServerOptions(
-    parseOptions(serverOptionsSchema, options),
-  )
-  const { port, host, control, controlToken, allowedHosts, cors, stateFile } = own
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = own
-  const { maxRequestsPerSocket, maxConnections } = own
-  const frontDoor = { allowedHosts, cors }
+  const options = splitServerOptions(parseOptions(serverOptionsSchema, options_))
+  const { listen, store: storeOptions } = options
   let connections = 0
-  const listenerOptions = {
-    control: { enabled: control, token: controlToken },
-    maxRequestsPerSocket,
-    maxConnections,
-    openConnections: () => connections,
-    frontDoor,
-  }
   const store =
-    stateFile === undefined ? undefined : createStateFileStore(stateFile, mockOptions.data)
-  const core = new MockCore(seedDataset, mockOptions, store, pinnedWebhookTransport)
-  const served = createAnswer(core, listenerOptions)
+    storeOptions.stateFile === undefined
+      ? undefined
+      : createStateFileStore(storeOptions.stateFile, options.mock.data)
+  const core = new MockCore(seedDataset, options.mock, store, pinnedWebhookTransport)
+  const served = createAnswer(core, options)
   // Listening once the records are indexed: a large load's adoption into `@msw/data` goes on.
   await core.serving
   const release = memoryReleaser(() => core.stateBytes)
@@ -78,23 +73,27 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       })
     },
   }
+  const { timeouts } = options
   const server = createServer(
     {
-      headersTimeout: headersTimeoutMs,
-      requestTimeout: requestTimeoutMs,
-      // Node enforces both timeouts on this period (30 s by default), which would let a slow
+      // Node enforces the timeouts on this period (30 s by default), which would let a slow
       // client outstay a short timeout by that much.
-      connectionsCheckingInterval: Math.min(1000, Math.max(10, Math.floor(headersTimeoutMs / 4))),
+      connectionsCheckingInterval: Math.min(
+        1000,
+        Math.max(10, Math.floor(timeouts.headersTimeoutMs / 4)),
+      ),
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(site, listenerOptions),
+    createRequestListener(site, { ...options.listener, openConnections: () => connections }),
   )
+  for (const name of Object.keys(timeouts) as (keyof typeof timeouts)[]) {
+    applyTimeout[name](server, timeouts[name])
+  }
   server.on('connection', (socket) => {
     connections++
     socket.once('close', () => connections--)
   })
-  server.keepAliveTimeout = keepAliveTimeoutMs
   server.on('connect', createConnectListener(site.answer))
   server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
@@ -104,9 +103,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       store?.close()
-      reject(describeListenError(error, host, port))
+      reject(describeListenError(error, listen.host, listen.port))
     })
-    server.listen(port, host, resolve)
+    server.listen(listen.port, listen.host, resolve)
   })
   // Once listening, the server's own errors are failed accepts (EMFILE under a flood of
   // connections): Node keeps listening, and an unhandled 'error' event would stop the process.
@@ -125,6 +124,24 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
         server.closeAllConnections()
       }),
   }
+}
+
+/**
+ * Each timeout option given to Node's server, which reads them at every check of its connections:
+ * an option added to the group is a type error here until it is given.
+ */
+const applyTimeout: {
+  [K in keyof SplitOptions['timeouts']]: (server: Server, ms: number) => void
+} = {
+  headersTimeoutMs: (server, ms) => {
+    server.headersTimeout = ms
+  },
+  requestTimeoutMs: (server, ms) => {
+    server.requestTimeout = ms
+  },
+  keepAliveTimeoutMs: (server, ms) => {
+    server.keepAliveTimeout = ms
+  },
 }
 
 function describeListenError(error: NodeJS.ErrnoException, host: string, port: number) {

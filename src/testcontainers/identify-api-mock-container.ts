@@ -28,7 +28,7 @@ import {
 import type { DataFile } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
 import type { Credentials } from '../model/dataset.ts'
-import { flagOf } from '../server/serve-flags.ts'
+import { flagOf, variableOf } from '../server/serve-flags.ts'
 import type { ServerOptions } from '../server/server-options.ts'
 
 /** The port the image's server listens on inside the container. */
@@ -97,7 +97,7 @@ export class IdentifyApiMockContainer extends GenericContainer {
       const content = JSON.stringify(data)
       this.withCopyContentToContainer([{ content, target: dataTarget, mode: 0o444 }])
     }
-    return this.withEnvironment({ IDENTIFY_API_MOCK_DATA: dataTarget })
+    return this.withEnvironment({ [variableOf('data')]: dataTarget })
   }
 
   /** Server options, passed as the `serve` flags that set them. */
@@ -109,7 +109,7 @@ export class IdentifyApiMockContainer extends GenericContainer {
   /** Guards `/__mock` with a control token; the started container's client sends it. */
   withControlToken(token: string): this {
     this.#controlToken = token
-    return this.withEnvironment({ IDENTIFY_API_MOCK_CONTROL_TOKEN: token })
+    return this.withEnvironment({ [variableOf('controlToken')]: token })
   }
 
   /** Starts the container and waits until `/__mock/health` answers 200. */

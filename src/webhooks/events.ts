@@ -181,6 +181,18 @@ export type WebhookEventInput =
   | { [K in keyof EventTypes]: z.input<EventTypes[K]['inputSchema']> }[keyof EventTypes]
   | z.input<typeof customWebhookEventInputSchema>
 
+/**
+ * {@link WebhookEventInput} as a schema, for the documents that describe it (`POST
+ * /__mock/events`): a named type's input, or any other type with its `data`. Raising an event
+ * reads the input by its type (see {@link buildWebhookEvent}), not with this union.
+ *
+ * @example webhookEventInputSchema.safeParse({ type: 'user.course.started', orgId: 'org-1', id: 'u-1' }).success // true
+ */
+export const webhookEventInputSchema = z.union([
+  ...Object.values(webhookEventTypes).map((row) => row.inputSchema),
+  customWebhookEventInputSchema,
+])
+
 const encoder = new TextEncoder()
 
 /**

@@ -2,26 +2,48 @@ import type { MockApiClient } from 'identify-api-mock/client'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { Call, MockApi, Tenant } from '../../src/root/index.ts'
 
+/** `T`'s methods as a client over HTTP has them: the same arguments, each result awaited. */
+type Awaiting<T> = {
+  [K in keyof T]: T[K] extends (...args: infer A) => infer R
+    ? (...args: A) => Promise<Awaited<R>>
+    : Awaiting<T[K]>
+}
+
+/** What the control table gives in-process: every member of `MockApi` that a client has too. */
+type Controls<T> = Omit<
+  T,
+  | 'url'
+  | 'ready'
+  | 'credentials'
+  | 'calls'
+  | 'handlers'
+  | 'fetch'
+  | 'db'
+  | 'dispatch'
+  | 'redeemToken'
+>
+
 /**
- * `connectMockApi`'s client has the in-process `MockApi`'s control names and signatures, each
- * awaited: a test moves between the two unchanged.
+ * `connectMockApi`'s client has every control of the in-process `MockApi`, with its names and
+ * arguments, each awaited: a test moves between the two unchanged. Both are read from the control
+ * table, so a row added there is in both; the one result that differs is said here.
  */
 describe('MockApiClient', () => {
-  it('takes what MockApi takes, and resolves to what it returns', () => {
-    expectTypeOf<Parameters<MockApiClient['reset']>>().toEqualTypeOf<Parameters<MockApi['reset']>>()
-    expectTypeOf<Parameters<MockApiClient['failNext']>>().toEqualTypeOf<
-      Parameters<MockApi['failNext']>
+  it('has every control of MockApi, taking what it takes and resolving to what it returns', () => {
+    type InProcess = Controls<MockApi>
+    type OverHttp = Controls<MockApiClient>
+    // Over HTTP, the endpoints come without their secrets (shown once, when one is added).
+    type Webhooks = Omit<InProcess['webhooks'], 'list' | 'settled' | 'cancel'>
+    expectTypeOf<Omit<OverHttp, 'webhooks'>>().toEqualTypeOf<
+      Awaiting<Omit<InProcess, 'webhooks'>>
     >()
-    expectTypeOf<Parameters<MockApiClient['requests']>>().toEqualTypeOf<
-      Parameters<MockApi['requests']>
-    >()
-    expectTypeOf<ReturnType<MockApiClient['requests']>>().toEqualTypeOf<
-      Promise<ReturnType<MockApi['requests']>>
-    >()
-    expectTypeOf<ReturnType<MockApiClient['queuedFaults']>>().toEqualTypeOf<
-      Promise<ReturnType<MockApi['queuedFaults']>>
-    >()
-    expectTypeOf<ReturnType<MockApiClient['state']>>().toEqualTypeOf<ReturnType<MockApi['state']>>()
+    expectTypeOf<Omit<OverHttp['webhooks'], 'list'>>().toEqualTypeOf<Awaiting<Webhooks>>()
+    expectTypeOf<Awaited<ReturnType<OverHttp['webhooks']['list']>>[number]>().not.toHaveProperty(
+      'secret',
+    )
+  })
+
+  it('reads the calls and the credentials as MockApi does, awaited', () => {
     expectTypeOf<MockApiClient['credentials']>().toEqualTypeOf<Promise<MockApi['credentials']>>()
     const client = {} as MockApiClient
     const api = {} as MockApi
@@ -31,26 +53,10 @@ describe('MockApiClient', () => {
     expectTypeOf(client.calls()).toEqualTypeOf<Promise<Call[]>>()
   })
 
-  it('creates, removes and puts as MockApi does, both resolving to a Tenant', () => {
-    type Organisations = MockApi['organisations']
-    expectTypeOf<Parameters<MockApiClient['organisations']['create']>>().toEqualTypeOf<
-      Parameters<Organisations['create']>
-    >()
+  it('creates organisations as MockApi does, both resolving to one Tenant type', () => {
     expectTypeOf<ReturnType<MockApiClient['organisations']['create']>>().toEqualTypeOf<
       Promise<Tenant>
     >()
-    expectTypeOf<ReturnType<Organisations['create']>>().toEqualTypeOf<Promise<Tenant>>()
-    expectTypeOf<MockApiClient['organisations']['putUser']>().toEqualTypeOf<
-      Organisations['putUser']
-    >()
-    expectTypeOf<MockApiClient['organisations']['remove']>().toEqualTypeOf<
-      Organisations['remove']
-    >()
-    expectTypeOf<Parameters<MockApiClient['events']['raise']>>().toEqualTypeOf<
-      Parameters<MockApi['events']['raise']>
-    >()
-    expectTypeOf<Parameters<MockApiClient['webhooks']['add']>>().toEqualTypeOf<
-      Parameters<MockApi['webhooks']['add']>
-    >()
+    expectTypeOf<ReturnType<MockApi['organisations']['create']>>().toEqualTypeOf<Promise<Tenant>>()
   })
 })

@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import { setupServer } from 'msw/node'
+import type { MockCore } from '../../src/root/advanced.ts'
 import type {
   Credentials,
   Fault,
@@ -12,8 +13,28 @@ import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { keepAliveAgent, type RawAnswer, sendRaw } from './http-client.ts'
 
-/** The mock behind a way in as the tests read it: a server's core or an in-process `MockApi`. */
-type Core = Omit<MockApi, 'handlers' | 'fetch'>
+/**
+ * The mock behind a way in as the tests read it: a server's core or an in-process `MockApi`,
+ * which has each of these (its controls read from the same core functions).
+ */
+type Core = Pick<
+  MockCore,
+  | 'ready'
+  | 'db'
+  | 'credentials'
+  | 'dispatch'
+  | 'reset'
+  | 'failNext'
+  | 'queuedFaults'
+  | 'state'
+  | 'requests'
+  | 'calls'
+  | 'redeemToken'
+  | 'shapes'
+  | 'events'
+  | 'webhooks'
+  | 'organisations'
+>
 
 /** A request as a client writes it: the target exactly as sent, headers in the order given. */
 export interface RawRequest {

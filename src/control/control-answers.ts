@@ -1,0 +1,52 @@
+import * as z from 'zod'
+import { shapesSchema } from '../api/shape-cases.ts'
+import { identifyCurlLine } from '../base/curl-line.ts'
+import type { MockCore } from '../core/mock-core.ts'
+import { shapesOf } from '../rules/answer-shapes.ts'
+
+// The answers of the controls that no other module declares a schema for.
+
+/** `GET /__mock/health`. */
+export const healthSchema = z.strictObject({ status: z.literal('ok') })
+
+/** `GET /__mock/shapes`: the covering set of answer shapes. */
+export const shapeCasesSchema = z.strictObject({
+  cases: z.array(
+    z.strictObject({
+      name: z.string(),
+      forms: z.record(z.string(), z.string()).describe('the form of each dimension'),
+    }),
+  ),
+})
+
+/** `GET /__mock/organisations`: the organisations and their keys in clear, as the banner prints them. */
+export const organisationListSchema = z.strictObject({
+  organisations: z.array(
+    z.strictObject({
+      orgId: z.string(),
+      name: z.string(),
+      apiKeys: z.array(z.string()),
+      shapes: shapesSchema,
+      curl: z.string().nullable().describe('an identify to paste in a shell, with the first key'),
+    }),
+  ),
+  total: z.int().describe('how many organisations the mock has'),
+})
+
+export type OrganisationList = z.output<typeof organisationListSchema>
+
+/**
+ * The organisations with their API keys in clear, as the banner shows them, the answer shapes each
+ * answers in, and a curl line to `origin` (when it is a plain `http://` host, fit for a shell).
+ */
+export async function listOrganisations(core: MockCore, origin: string): Promise<OrganisationList> {
+  const base = /^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(origin) ? origin : undefined
+  const listed = core.credentials.slice(0, core.options.maxOrganisations)
+  const shapes = await core.transact((ctx) => listed.map((org) => shapesOf(ctx, org.orgId)))
+  const organisations = listed.map((org, i) => ({
+    ...org,
+    shapes: shapes[i] ?? 'full',
+    curl: base && org.apiKeys[0] ? identifyCurlLine(base, org.orgId, org.apiKeys[0]) : null,
+  }))
+  return { organisations, total: core.credentials.length }
+}

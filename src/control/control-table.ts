@@ -1,0 +1,367 @@
+import * as z from 'zod'
+import { deleteUserResponseSchema } from '../api/api-schemas.ts'
+import {
+  type OrganisationInput,
+  organisationInputSchema,
+  type PutUser,
+  putUserSchema,
+} from '../api/data-file.ts'
+import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
+import { controlPaths } from '../base/control-paths.ts'
+import { ApiError } from '../base/errors.ts'
+import {
+  type FaultOptions,
+  faultSchema,
+  type Operation,
+  queuedFaultSchema,
+} from '../core/faults.ts'
+import {
+  type CallScope,
+  journalEntrySchema,
+  journalQuerySchema,
+  newestEntries,
+  requestsQuerySchema,
+} from '../core/journal.ts'
+import { resetScopeSchema } from '../core/mock-core.ts'
+import { createdOrganisationSchema } from '../core/tenant-controls.ts'
+import {
+  describeUser,
+  listUsers,
+  userDetailsSchema,
+  userListQuerySchema,
+  userListSchema,
+  userQuerySchema,
+} from '../inspector/queries.ts'
+import { mockStateSchema } from '../model/database.ts'
+import { deleteUser } from '../rules/delete-user.ts'
+import { type WebhookEventInput, webhookEventInputSchema } from '../webhooks/events.ts'
+import {
+  raisedWebhookEventSchema,
+  type WebhookEndpoint,
+  type WebhookEndpointInput,
+  webhookDeliverySchema,
+  webhookEndpointInputSchema,
+  webhookEndpointSchema,
+} from '../webhooks/webhook-schemas.ts'
+import {
+  healthSchema,
+  listOrganisations,
+  organisationListSchema,
+  shapeCasesSchema,
+} from './control-answers.ts'
+import { control } from './control-row.ts'
+
+const orgIdParam = z.string().min(1).max(1024).describe('an organisation the mock has')
+const organisationPath = `${controlPaths.organisations}/:orgId`
+const none = z.strictObject({})
+
+/** One user of an organisation, as `getUser` and `deleteUser` take it. */
+const userOf = (orgId: string, id: string) => ({ orgId, id })
+
+/** A page of an organisation's users, as `listUsers` takes it. */
+const usersOf = (orgId: string, query: { q?: string; offset?: number; limit?: number } = {}) => ({
+  ...query,
+  orgId,
+})
+
+/** A fault queued for one tenant: its organisation is the tenant's. */
+export type TenantFault = Omit<FaultOptions, 'orgId'>
+
+/**
+ * Every control of the mock, one row each (see `ControlRow`), grouped as the in-process API and
+ * the client name them: `api.reset()`, `api.organisations.create()`, `api.webhooks.add()`. Adding a
+ * control is a row here and the core function it calls; the HTTP route, the in-process method,
+ * the tenant handle (for a row with `tenant`), `connectMockApi`, the OpenAPI document of the
+ * controls and the server guide's table follow (docs/decisions/adding-a-control.md).
+ */
+export const controlTable = {
+  health: control({
+    method: 'GET',
+    path: controlPaths.health,
+    summary:
+      'Answers once the mock does; needs no control token and answers with the controls off.',
+    carry: 'none',
+    input: none,
+    output: healthSchema,
+    status: 200,
+    always: true,
+    args: () => ({}),
+    run: () => ({ status: 'ok' as const }),
+  }),
+  reset: control({
+    method: 'POST',
+    path: controlPaths.reset,
+    summary:
+      'Back to the start: the seeded data, journal, faults and deliveries cleared; with `orgId`, that organisation only.',
+    carry: 'body',
+    emptyBody: true,
+    input: resetScopeSchema,
+    status: 204,
+    args: (scope: { orgId?: string } = {}) => scope,
+    tenant: { name: 'reset', args: (orgId) => ({ orgId }) },
+    run: (core, scope) => core.reset(scope),
+  }),
+  failNext: control({
+    method: 'POST',
+    path: controlPaths.faults,
+    summary:
+      'Queues a fault: the next `count` calls of the operation (that `orgId` owns, for user `id`) answer one of its documented errors.',
+    carry: 'body',
+    input: faultSchema,
+    status: 204,
+    args: (operation: Operation, fault: FaultOptions) => ({ ...fault, operation }),
+    tenant: {
+      name: 'failNext',
+      args: (orgId, operation: Operation, fault: TenantFault) => ({ ...fault, operation, orgId }),
+    },
+    run: (core, { operation, ...fault }) => core.failNext(operation, fault),
+  }),
+  queuedFaults: control({
+    method: 'GET',
+    path: controlPaths.faults,
+    summary: 'The faults still queued, in the order they will be taken.',
+    carry: 'none',
+    input: none,
+    output: z.array(queuedFaultSchema),
+    status: 200,
+    args: () => ({}),
+    run: (core) => core.queuedFaults(),
+  }),
+  state: control({
+    method: 'GET',
+    path: controlPaths.state,
+    summary: 'Every record, one array per collection (written as it is read).',
+    carry: 'none',
+    input: none,
+    output: mockStateSchema,
+    status: 200,
+    args: () => ({}),
+    run: (core) => core.state(),
+    serve: async (core) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+      chunks: await core.stateJson(),
+    }),
+  }),
+  requests: control({
+    method: 'GET',
+    path: controlPaths.requests,
+    summary:
+      'The journal, oldest first: every API call and web-view request (never a key or a token); with `orgId`, the calls that organisation owns; with `limit`, the newest.',
+    carry: 'query',
+    input: requestsQuerySchema,
+    output: z.array(journalEntrySchema),
+    status: 200,
+    // `limit` is the query's alone: in-process and in a tenant's, every entry is at hand.
+    args: (scope: CallScope = {}): { orgId?: string; limit?: number } => scope,
+    tenant: { name: 'requests', args: (orgId) => ({ orgId }) },
+    run: (core, { orgId, limit }) => newestEntries(core.requests({ orgId }), limit),
+  }),
+  organisations: {
+    list: control({
+      method: 'GET',
+      path: controlPaths.organisations,
+      summary:
+        'The organisations with their API keys in clear (as the banner prints them), their answer shapes and a curl line; the first `maxOrganisations`.',
+      carry: 'none',
+      input: none,
+      output: organisationListSchema,
+      status: 200,
+      args: () => ({}),
+      run: (core, _input, origin) => listOrganisations(core, origin),
+    }),
+    create: control({
+      method: 'POST',
+      path: controlPaths.organisations,
+      summary:
+        'Creates an organisation (a tenant) with a fresh API key and, as asked, its groups, paths and users; 409 for an orgId the mock has.',
+      carry: 'body',
+      emptyBody: true,
+      input: organisationInputSchema,
+      output: createdOrganisationSchema,
+      status: 201,
+      handle: true,
+      args: (input: OrganisationInput = {}) => input,
+      run: (core, input) => core.organisations.create(input),
+    }),
+    remove: control({
+      method: 'DELETE',
+      path: organisationPath,
+      summary: 'Removes an organisation and everything of it.',
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      status: 204,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'remove', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.organisations.remove(orgId),
+    }),
+    putUser: control({
+      method: 'PUT',
+      path: `${organisationPath}/users/:id`,
+      summary:
+        "Creates (201) or replaces (200) the organisation's user `id` in the exact state the body (a data-file user) declares.",
+      carry: { bodyOf: 'user' },
+      input: z.strictObject({
+        orgId: orgIdParam,
+        id: z.string().min(1).max(1024),
+        user: putUserSchema,
+      }),
+      output: userDetailsSchema,
+      status: 201,
+      args: (orgId: string, id: string, user: PutUser) => ({ orgId, id, user }),
+      tenant: {
+        name: 'putUser',
+        args: (orgId, id: string, user: PutUser) => ({ orgId, id, user }),
+      },
+      run: (core, { orgId, id, user }) => core.organisations.putUser(orgId, id, user),
+      // Over HTTP, the body is the user as `getUser` shows it; the status says whether it is new.
+      toWire: async ({ created }, core, { orgId, id }) => ({
+        status: created ? 201 : 200,
+        body: await core.transact((ctx) => describeUser(ctx, { orgId, id })),
+      }),
+      fromWire: (status) => ({ created: status === 201 }),
+    }),
+    setShapes: control({
+      method: 'PUT',
+      path: `${organisationPath}/shapes`,
+      summary:
+        "Sets the organisation's own answer shapes (`full`, `varied` or a case's name), which win over the mock's.",
+      carry: 'body',
+      input: z.strictObject({ orgId: orgIdParam, shapes: shapesSchema }),
+      status: 204,
+      args: (orgId: string, shapes: Shapes) => ({ orgId, shapes }),
+      tenant: { name: 'setShapes', args: (orgId, shapes: Shapes) => ({ orgId, shapes }) },
+      run: (core, { orgId, shapes }) => core.organisations.setShapes(orgId, shapes),
+    }),
+    listUsers: control({
+      method: 'GET',
+      path: controlPaths.users,
+      summary:
+        "One page of the organisation's users, newest first, whose id, userId or name contains `q` (any case).",
+      carry: 'query',
+      input: userListQuerySchema,
+      output: userListSchema,
+      status: 200,
+      args: usersOf,
+      tenant: { name: 'listUsers', args: usersOf },
+      run: (core, query) =>
+        core.transact((ctx) => listUsers(ctx, userListQuerySchema.parse(query))),
+    }),
+    getUser: control({
+      method: 'GET',
+      path: controlPaths.user,
+      summary:
+        'One user: its profile (in its answer shape), progress, certificates, sign-in tokens (never the token) and sessions; 404 `User not found`.',
+      carry: 'query',
+      input: userQuerySchema,
+      output: userDetailsSchema,
+      status: 200,
+      args: userOf,
+      tenant: { name: 'getUser', args: userOf },
+      run: (core, query) => core.transact((ctx) => describeUser(ctx, query)),
+    }),
+    deleteUser: control({
+      method: 'DELETE',
+      path: controlPaths.user,
+      summary:
+        "Removes the user as the API's delete does, without taking a fault or writing to the journal; 404 `User not found`.",
+      carry: 'query',
+      input: userQuerySchema,
+      output: deleteUserResponseSchema,
+      status: 200,
+      args: userOf,
+      tenant: { name: 'deleteUser', args: userOf },
+      run: (core, query) => core.transact((ctx) => deleteUser(ctx, query.orgId, query)),
+    }),
+  },
+  shapes: {
+    cases: control({
+      method: 'GET',
+      path: controlPaths.shapes,
+      summary: 'The covering set of answer shapes: every case, with the form of each dimension.',
+      carry: 'none',
+      input: none,
+      output: shapeCasesSchema,
+      status: 200,
+      args: () => ({}),
+      run: (core) => core.shapes.cases(),
+      toWire: (cases) => ({ status: 200, body: { cases } }),
+      fromWire: (_status, body) => (body as { cases: ShapeCase[] }).cases,
+    }),
+  },
+  webhooks: {
+    add: control({
+      method: 'POST',
+      path: controlPaths.webhooks,
+      summary: 'Registers a webhook endpoint; the answer is the only one that shows its secret.',
+      carry: 'body',
+      input: webhookEndpointInputSchema,
+      output: webhookEndpointSchema,
+      status: 201,
+      args: (endpoint: WebhookEndpointInput) => endpoint,
+      run: (core, endpoint) => core.webhooks.add(endpoint),
+    }),
+    list: control({
+      method: 'GET',
+      path: controlPaths.webhooks,
+      summary: 'The webhook endpoints (over HTTP, without their secrets).',
+      carry: 'none',
+      input: none,
+      output: z.array(webhookEndpointSchema.omit({ secret: true })),
+      status: 200,
+      args: () => ({}),
+      run: (core) => core.webhooks.list(),
+      // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
+      toWire: (endpoints) => ({
+        status: 200,
+        body: endpoints.map(({ secret: _, ...endpoint }) => endpoint),
+      }),
+      fromWire: (_status, body) => body as Omit<WebhookEndpoint, 'secret'>[],
+    }),
+    deliveries: control({
+      method: 'GET',
+      path: controlPaths.webhookDeliveries,
+      summary: 'One entry per message and endpoint, oldest first; with `limit`, the newest.',
+      carry: 'query',
+      input: journalQuerySchema,
+      output: z.array(webhookDeliverySchema),
+      status: 200,
+      args: (): { limit?: number } => ({}),
+      run: (core, { limit }) => newestEntries(core.webhooks.deliveries(), limit),
+    }),
+    remove: control({
+      method: 'DELETE',
+      path: `${controlPaths.webhooks}/:id`,
+      summary:
+        'Removes a webhook endpoint and cancels its retries; 404 `Webhook endpoint not found` (`false` in-process).',
+      carry: 'none',
+      input: z.strictObject({ id: z.string().min(1) }),
+      status: 204,
+      args: (id: string) => ({ id }),
+      run: (core, { id }) => core.webhooks.remove(id),
+      toWire: (removed) => {
+        if (!removed) throw new ApiError('webhookNotFound')
+        return { status: 204 }
+      },
+      fromWire: () => true,
+      fromError: (code) => (code === 'webhookNotFound' ? { value: false } : undefined),
+    }),
+  },
+  events: {
+    raise: control({
+      method: 'POST',
+      path: controlPaths.events,
+      summary:
+        'Raises a webhook event, delivered to every endpoint that receives its type; 404 `User not found` for a named event whose user does not exist.',
+      carry: 'body',
+      input: webhookEventInputSchema,
+      output: raisedWebhookEventSchema,
+      status: 202,
+      args: (input: WebhookEventInput) => input,
+      run: (core, input) => core.events.raise(input),
+    }),
+  },
+}
+
+export type ControlTable = typeof controlTable

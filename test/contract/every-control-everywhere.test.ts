@@ -1,0 +1,182 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { connectMockApi, type MockApiClient } from '../../src/client/connect-mock-api.ts'
+import { createControlOpenApiDocument } from '../../src/control/control-openapi.ts'
+import {
+  controlRows,
+  type InProcessControls,
+  type Tenant,
+} from '../../src/control/control-surfaces.ts'
+import type { ControlTable } from '../../src/control/control-table.ts'
+import { createMockApi, type MockApi } from '../../src/root/index.ts'
+import { type RunningServer, startServer } from '../../src/server/server.ts'
+import { serverGuide, serverGuidePath } from '../support/controls-doc.ts'
+
+/**
+ * Every row of the control table is a route over HTTP, a method in-process and through
+ * `connectMockApi`, a method of the tenant handle where it acts on one organisation, a row of the
+ * server guide's table and an operation of the controls' OpenAPI document: the surfaces are read
+ * from the table, so a row cannot be missing from one of them.
+ */
+
+/** The dotted names of a table's rows: `organisations.create`. */
+type RowNames<T, Prefix extends string = ''> = {
+  [K in keyof T & string]: T[K] extends { run: unknown }
+    ? `${Prefix}${K}`
+    : RowNames<T[K], `${Prefix}${K}.`>
+}[keyof T & string]
+
+/** Arguments for a call of each row: a row added without them is a type error here. */
+type Calls = {
+  [N in RowNames<ControlTable>]: (world: World) => unknown[]
+}
+
+/** Arguments for each tenant method, after the tenant's `orgId`. */
+type TenantCalls = {
+  [N in Exclude<keyof Tenant, 'orgId' | 'apiKey' | 'baseUrl' | 'calls'>]: (
+    world: World,
+  ) => Parameters<Tenant[N]>
+}
+
+/** What a round of calls works on: an organisation of its own, and a webhook endpoint. */
+interface World {
+  orgId: string
+  endpointId: string
+}
+
+const calls: Calls = {
+  health: () => [],
+  reset: ({ orgId }) => [{ orgId }],
+  failNext: ({ orgId }) => ['delete', { status: 500, orgId }],
+  queuedFaults: () => [],
+  state: () => [],
+  requests: ({ orgId }) => [{ orgId }],
+  'organisations.list': () => [],
+  'organisations.create': () => [{ users: 1 }],
+  'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
+  'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
+  'organisations.listUsers': ({ orgId }) => [orgId, { q: 'ada' }],
+  'organisations.getUser': ({ orgId }) => [orgId, 'ada'],
+  'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
+  'organisations.remove': ({ orgId }) => [orgId],
+  'shapes.cases': () => [],
+  'webhooks.add': () => [{ url: 'http://127.0.0.1:9/webhooks' }],
+  'webhooks.list': () => [],
+  'webhooks.deliveries': () => [],
+  'webhooks.remove': ({ endpointId }) => [endpointId],
+  'events.raise': ({ orgId }) => [{ type: 'custom.event', data: { orgId } }],
+}
+
+const tenantCalls: TenantCalls = {
+  reset: () => [],
+  failNext: () => ['identify', { status: 403 }],
+  requests: () => [],
+  putUser: () => ['ada', { registrationStatus: 'archived' }],
+  setShapes: () => ['full'],
+  listUsers: () => [{}],
+  getUser: () => ['ada'],
+  deleteUser: () => ['ada'],
+  remove: () => [],
+}
+
+/** The method of `surface` at a row's place (`['organisations', 'create']`). */
+function methodAt(surface: object, path: string[]): (...args: unknown[]) => unknown {
+  const method = path.reduce<unknown>(
+    (group, key) => (group as Record<string, unknown>)[key],
+    surface,
+  )
+  expect(method, path.join('.')).toBeTypeOf('function')
+  return method as (...args: unknown[]) => unknown
+}
+
+/** Calls every row on `surface`, the organisation's own last (it removes it), then every tenant method. */
+async function callEveryRow(surface: MockApi | MockApiClient) {
+  const created = await surface.organisations.create()
+  const endpoint = await surface.webhooks.add({ url: 'http://127.0.0.1:9/webhooks' })
+  const world: World = { orgId: created.orgId, endpointId: endpoint.id }
+  const ordered = controlRows().sort(
+    (a, b) => Number(a.name === 'organisations.remove') - Number(b.name === 'organisations.remove'),
+  )
+  const results: Record<string, unknown> = {}
+  for (const { name, path } of ordered) {
+    const args = calls[name as keyof Calls](world)
+    results[name] = await methodAt(surface, path)(...args)
+  }
+  const tenant = await surface.organisations.create()
+  const tenantResults: Record<string, unknown> = {}
+  const tenantOrder = Object.keys(tenantCalls).sort(
+    (a, b) => Number(a === 'remove') - Number(b === 'remove'),
+  ) as (keyof TenantCalls)[]
+  for (const name of tenantOrder) {
+    const method = tenant[name] as (...args: unknown[]) => Promise<unknown>
+    expect(method, `tenant.${name}`).toBeTypeOf('function')
+    tenantResults[name] = await method(...tenantCalls[name](world))
+  }
+  return { results, tenantResults, tenant }
+}
+
+let server: RunningServer
+beforeAll(async () => {
+  server = await startServer({ port: 0 })
+})
+afterAll(() => server.close())
+
+describe('every row of the control table', () => {
+  it('is a method in-process and through connectMockApi, with the same results', async () => {
+    const inProcess = await callEveryRow(createMockApi())
+    const overHttp = await callEveryRow(connectMockApi(server.url))
+    // The tenant's own rows, a row of each group and a result told apart over HTTP.
+    expect(overHttp.results['organisations.putUser']).toEqual({ created: true })
+    expect(inProcess.results['organisations.putUser']).toEqual({ created: true })
+    expect(overHttp.results['webhooks.remove']).toBe(true)
+    expect(inProcess.results['webhooks.remove']).toBe(true)
+    expect(overHttp.results['organisations.deleteUser']).toEqual({ id: 'ada', deleted: true })
+    expect(inProcess.results['shapes.cases']).toEqual(overHttp.results['shapes.cases'])
+    expect(overHttp.results.health).toEqual({ status: 'ok' })
+    expect(overHttp.tenantResults.putUser).toEqual({ created: true })
+    expect(inProcess.tenantResults.putUser).toEqual({ created: true })
+    expect(inProcess.tenantResults.getUser).toMatchObject({
+      id: 'ada',
+      orgId: inProcess.tenant.orgId,
+    })
+    expect(overHttp.tenantResults.getUser).toMatchObject({
+      id: 'ada',
+      orgId: overHttp.tenant.orgId,
+    })
+    // The tenant's remove ran last: its organisation is gone on both.
+    await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })
+    await expect(inProcess.tenant.reset()).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('is a row of the server guide, which `npm run docs:controls` writes', () => {
+    const guide = readFileSync(serverGuidePath, 'utf8')
+    expect(guide).toBe(serverGuide(guide))
+    for (const { name, row } of controlRows()) {
+      const path = row.path.replace(/:(\w+)/g, '{$1}')
+      expect(guide).toContain(`| \`${row.method} ${path}\` |`)
+      expect(guide).toContain(`\`${name}\``)
+    }
+  })
+
+  it('is an operation of the controls’ OpenAPI document, named as its method', async () => {
+    const document = createControlOpenApiDocument()
+    for (const { name, row } of controlRows()) {
+      const path = row.path.replace(/:(\w+)/g, '{$1}')
+      const operations = document.paths[path] as Record<string, { operationId: string }>
+      expect(operations[row.method.toLowerCase()]?.operationId).toBe(name)
+    }
+    const committed = readFileSync(new URL('../../control-openapi.json', import.meta.url), 'utf8')
+    expect(committed).toBe(`${JSON.stringify(document, null, 2)}\n`)
+    const served = await fetch(`${server.url}/__mock/openapi.json`)
+    expect(served.status).toBe(200)
+    expect(await served.json()).toEqual(JSON.parse(JSON.stringify(document)))
+  })
+
+  it('gives one tenant handle type in-process and over HTTP', () => {
+    type InProcessTenant = Awaited<ReturnType<MockApi['organisations']['create']>>
+    type HttpTenant = Awaited<ReturnType<MockApiClient['organisations']['create']>>
+    expectTypeOf<InProcessTenant>().toEqualTypeOf<HttpTenant>()
+    expectTypeOf<InProcessTenant>().toEqualTypeOf<Tenant>()
+    expectTypeOf<MockApi['organisations']>().toEqualTypeOf<InProcessControls['organisations']>()
+  })
+})
