@@ -1,6 +1,5 @@
 import type * as z from 'zod'
 import { ApiError } from './errors.ts'
-import type { MaybePromise } from './maybe-promise.ts'
 
 /** The largest request body the API accepts, in bytes. */
 export const maxBodyBytes = 1024 * 1024
@@ -38,17 +37,20 @@ export const bodyTooLarge = { body: null, bodyTooLarge: true } as const satisfie
  * const request: IncomingRequest = { method: 'DELETE', target: '/api/v1/users/org-1/u-1', headers, bodyAtHand: true, readBody: async () => ({ body: null }) }
  */
 export interface IncomingRequest extends RequestHead {
+  /** The target's path without its query, still percent-encoded: read once, by the transport. */
+  pathname: string
   /**
    * Reads the body, at most {@link maxBodyBytes} of it (past that, `bodyTooLarge`), once.
    * `undefined` when the client went away before it was sent: nothing is answered nor journaled.
    * Rejects with an `ApiError` the transport answers instead (the server's 503 past its budget of
    * bodies being read).
    */
-  readBody(): MaybePromise<RequestBody | undefined>
+  readBody(): Promise<RequestBody | undefined>
   /**
-   * Whether the transport holds the body already (a Fetch `Request` in the same process), so that
-   * reading it costs nothing: a call refused before authentication then still journals what its
-   * body names. The standalone server's is `false`: its 401 never reads a body.
+   * Whether the transport holds the body already (a Fetch `Request` in the same process): it is
+   * then read in the call's turn, so that calls made one after another are answered in that
+   * order. The standalone server's is `false`: it reads a body before the call's turn, so that a
+   * slow upload holds no other call back. A refused call's body is read on neither.
    */
   bodyAtHand: boolean
 }
@@ -62,8 +64,9 @@ export function incomingOf(request: WireRequest): IncomingRequest {
   const { body, bodyTooLarge, ...head } = request
   return {
     ...head,
+    pathname: pathnameOf(head.target),
     bodyAtHand: true,
-    readBody: () => ({ body, ...(bodyTooLarge && { bodyTooLarge }) }),
+    readBody: async () => ({ body, ...(bodyTooLarge && { bodyTooLarge }) }),
   }
 }
 

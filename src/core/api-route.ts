@@ -1,7 +1,6 @@
 import type * as z from 'zod'
 import { withFastAccept } from '../api/fast-accept.ts'
 import { type ApiErrorCode, jsonResponse, type WireResponse } from '../base/errors.ts'
-import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { parseJsonBody, type WireRequest } from '../base/wire.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { type JsonValue, journaledBody } from './journaled-body.ts'
@@ -42,7 +41,7 @@ export interface ApiRouteSpec<
   /** The errors the API description lists for it: the only statuses a forced fault may take. */
   errors: E
   /** The rule: runs once the caller is authenticated as `orgId` and the request is read. */
-  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => MaybePromise<R>
+  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => R | Promise<R>
   /** Headers of every answer of the route, whatever its status. */
   headers?: Record<string, string>
   /** What the OpenAPI document says of it. */
@@ -53,11 +52,8 @@ export interface ApiRouteSpec<
 export interface RouteCall<O extends string, A> {
   /** What the call asked, before the journal redacts it (see `redactCall`). */
   call: { operation: O; request: A }
-  /**
-   * The rule's answer, 200, with the route's `headers`; its errors are thrown. Given at once
-   * (no promise, no turn of the event loop) when the rule answers at once.
-   */
-  answer(ctx: RuleContext, orgId: string): MaybePromise<WireResponse>
+  /** The rule's answer, 200, with the route's `headers`; its errors are thrown. */
+  answer(ctx: RuleContext, orgId: string): Promise<WireResponse>
 }
 
 /**
@@ -98,13 +94,12 @@ export function apiRoute<
     const asked = (body ? journaledBody(request) : params) as AskedOf<P, B>
     return {
       call: { operation, request: asked },
-      answer: (ctx, orgId) => {
+      answer: async (ctx, orgId) => {
         const input = (body ? parseJsonBody(request, body, asked ?? undefined) : asked) as InputOf<
           P,
           B
         >
-        const result = run(ctx, orgId, input)
-        return andThen(result, ok)
+        return ok(await run(ctx, orgId, input))
       },
     }
   }

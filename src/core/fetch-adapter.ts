@@ -15,6 +15,7 @@ export function fromFetchRequest(request: Request): IncomingRequest {
   return {
     method: request.method,
     target: url.pathname + url.search,
+    pathname: url.pathname,
     headers: request.headers,
     bodyAtHand: true,
     readBody: async () => {

@@ -69,8 +69,7 @@ export const journalEntrySchema = z.object({
 /**
  * The organisation and user a call names, as far as it names them: the `orgId` and `id` of what it
  * asked (identify's body, when they are text; delete's path parameters), whatever the route. A
- * scoped fault's `id` matches the call's `id`; the `orgId` names the owner only of a call refused
- * before authentication.
+ * scoped fault's `id` matches the call's `id`; the owner is always the key's.
  *
  * @example targetOf({ operation: 'delete', request: { orgId: 'org-1', id: 'u-1' } }) // { orgId: 'org-1', id: 'u-1' }
  */
@@ -119,8 +118,8 @@ export const requestsQuerySchema = journalQuerySchema.extend({
 /** Which calls to read: those of one organisation, or every call. */
 export interface CallScope {
   /**
-   * Only the calls this organisation owns: those its API keys authenticated, and those refused
-   * before authentication that name it (identify's body, delete's path, the web view's query).
+   * Only the calls this organisation owns: those its API keys authenticated (whatever their
+   * answer), and the web-view requests that name it.
    */
   orgId?: string
 }

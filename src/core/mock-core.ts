@@ -1,7 +1,6 @@
 import * as z from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import type { MaybePromise } from '../base/maybe-promise.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, isGenerated, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
@@ -16,11 +15,12 @@ import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts
 import { type WebhookControls, Webhooks, type WebhookTransport } from '../webhooks/delivery.ts'
 import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts'
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
+import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
-import { answerRequest, type DispatchDeps } from './dispatch.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
+import { type SiteRow, siteRowOf } from './site.ts'
 import { statePieces } from './state-pieces.ts'
 import { type OrganisationCore, TenantControls } from './tenant-controls.ts'
 import { type StateStore, Transactions } from './transactions.ts'
@@ -125,7 +125,7 @@ export class MockCore {
   readonly #journal: CallJournal
   readonly #transactions: Transactions
   readonly #tenants: TenantControls
-  readonly #dispatch: DispatchDeps
+  readonly #answerDeps: AnswerDeps
   #loaded = false
 
   /**
@@ -189,7 +189,7 @@ export class MockCore {
       putUser: (orgId, id, user) => this.#tenants.putUser(orgId, id, user),
       setShapes: (orgId, shapes) => this.#tenants.setShapes(orgId, shapes),
     }
-    this.#dispatch = {
+    this.#answerDeps = {
       transactions,
       faults: this.#faults,
       journal: this.#journal,
@@ -241,46 +241,32 @@ export class MockCore {
 
   /**
    * Answers one request: a {@link WireRequest} (its body already read) or a Fetch `Request` (read
-   * as the MSW handlers read it). Never throws: every failure is an error response.
+   * as the MSW handlers read it), through {@link answer}. Never throws: every failure is an error
+   * response.
    */
   async dispatch(input: WireRequest | Request): Promise<WireResponse> {
     const request = isFetchRequest(input) ? fromFetchRequest(input) : incomingOf(input)
-    const answered = this.answerAtOnce(request)
     // Only a Fetch body whose stream failed is gone; its caller has stopped listening.
-    return (
-      (answered instanceof Promise ? await answered : answered) ??
-      toErrorResponse(new ApiError('badRequest'))
-    )
+    return (await this.answer(request)) ?? toErrorResponse(new ApiError('badRequest'))
   }
 
   /**
    * The one path every way in takes (the MSW handlers, `api.fetch` and the standalone server):
-   * the route and the credentials first, then the body, read only for a call that may have one.
-   * `undefined` when the client went away before its body was read: nothing is answered.
+   * the web view, or the route and the credentials first, then the body, read only for a call
+   * that may have one (see `answerRequest`). `row` is the part of the site `request` is for, when
+   * the transport has read it already. `undefined` when the client went away before its body was
+   * read: nothing is answered. Never rejects: every failure is an error response.
    *
    * @example
-   * const response = await core.answer({ method: 'GET', target: '/api/v1/nowhere', headers, bodyAtHand: true, readBody: async () => ({ body: null }) })
+   * const response = await core.answer({ method: 'GET', target: '/api/v1/nowhere', pathname: '/api/v1/nowhere', headers, bodyAtHand: true, readBody: async () => ({ body: null }) })
    */
-  async answer(request: IncomingRequest): Promise<WireResponse | undefined> {
-    return this.answerAtOnce(request)
-  }
-
-  /**
-   * {@link answer}'s answer, given at once rather than as a promise when nothing on its way waits
-   * (a body at hand, a rule that answers at once, no store, no delay): for a transport's hot path,
-   * which then takes no turn of the microtask queue. A failure is a rejected promise, as with
-   * {@link answer}.
-   */
-  answerAtOnce(request: IncomingRequest): MaybePromise<WireResponse | undefined> {
-    // The credentials are checked before the request's turn in the queue: not before the load.
-    if (!this.#loaded) {
-      return this.serving.catch(() => undefined).then(() => answerRequest(this.#dispatch, request))
-    }
-    try {
-      return answerRequest(this.#dispatch, request)
-    } catch (error) {
-      return Promise.reject(error)
-    }
+  async answer(
+    request: IncomingRequest,
+    row: SiteRow = siteRowOf(request.pathname),
+  ): Promise<WireResponse | undefined> {
+    // The credentials are checked once the seeded data is loaded (or failed to load).
+    if (!this.#loaded) await this.serving.catch(() => undefined)
+    return answerRequest(this.#answerDeps, request, row)
   }
 
   /**

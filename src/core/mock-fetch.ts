@@ -1,4 +1,3 @@
-import type { WireResponse } from '../base/errors.ts'
 import { fromFetchRequest, toFetchResponse } from './fetch-adapter.ts'
 import type { MockCore } from './mock-core.ts'
 import { plainRequestOf } from './plain-request.ts'
@@ -17,37 +16,25 @@ export type MockFetch = (input: RequestInfo | URL, init?: RequestInit) => Promis
  */
 export function createMockFetch(core: MockCore, baseUrl?: string): MockFetch {
   const base = baseUrl?.replace(/\/+$/, '')
-  return (input, init) => {
-    // Never a throw: whatever fails, the caller gets a rejected promise, as from `fetch`.
-    try {
-      const plain = plainRequestOf(input, init)
-      const request = plain ? undefined : new Request(input, init)
-      const url = plain?.href ?? (request as Request).url
-      if (base !== undefined && !isUnder(url, base)) {
-        // The origin only: the path and the query may carry a token.
-        const { origin } = new URL(url)
-        throw new TypeError(
-          `fetch failed: a request to ${origin} is not under this mock's baseUrl ${base}`,
-        )
-      }
-      const signal = plain ? init?.signal : request?.signal
-      signal?.throwIfAborted()
-      const respond = (wire: WireResponse | undefined) => {
-        signal?.throwIfAborted()
-        // No answer only for a client gone before its body was read, which a body at hand never
-        // is (one whose stream fails is answered 400): a network error, as `fetch` would give.
-        if (wire === undefined) throw new TypeError('fetch failed')
-        return toFetchResponse(wire)
-      }
-      // The mock's answer as soon as it has one: no turn of the queue for a call that waits for
-      // nothing (a plain call's body is at hand).
-      const answered = core.answerAtOnce(plain?.incoming ?? fromFetchRequest(request as Request))
-      return answered instanceof Promise
-        ? answered.then(respond)
-        : Promise.resolve(respond(answered))
-    } catch (error) {
-      return Promise.reject(error)
+  return async (input, init) => {
+    const plain = plainRequestOf(input, init)
+    const request = plain ? undefined : new Request(input, init)
+    const url = plain?.href ?? (request as Request).url
+    if (base !== undefined && !isUnder(url, base)) {
+      // The origin only: the path and the query may carry a token.
+      const { origin } = new URL(url)
+      throw new TypeError(
+        `fetch failed: a request to ${origin} is not under this mock's baseUrl ${base}`,
+      )
     }
+    const signal = plain ? init?.signal : request?.signal
+    signal?.throwIfAborted()
+    const wire = await core.answer(plain?.incoming ?? fromFetchRequest(request as Request))
+    signal?.throwIfAborted()
+    // No answer only for a client gone before its body was read, which a body at hand never is
+    // (one whose stream fails is answered 400): a network error, as `fetch` would give.
+    if (wire === undefined) throw new TypeError('fetch failed')
+    return toFetchResponse(wire)
   }
 }
 

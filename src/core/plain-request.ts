@@ -53,14 +53,18 @@ export function plainRequestOf(
   }
   const bytes = body === null ? null : encoder.encode(body)
   const read = bytes && bytes.byteLength > maxBodyBytes ? bodyTooLarge : { body: bytes }
-  const { href, target } = url
-  return { href, incoming: { method, target, headers, bodyAtHand: true, readBody: () => read } }
+  const { href, target, pathname } = url
+  return {
+    href,
+    incoming: { method, target, pathname, headers, bodyAtHand: true, readBody: async () => read },
+  }
 }
 
-/** What the plain path reads of a URL: its serialisation and its target (path and query). */
+/** What the plain path reads of a URL: its serialisation, its target (path and query) and path. */
 interface PlainUrl {
   href: string
   target: string
+  pathname: string
 }
 
 /**
@@ -83,7 +87,7 @@ function plainUrlOf(text: string): PlainUrl | undefined {
   const plain =
     url === null || url.username !== '' || url.password !== ''
       ? undefined
-      : { href: url.href, target: url.pathname + url.search }
+      : { href: url.href, target: url.pathname + url.search, pathname: url.pathname }
   if (text.length <= maxPlainUrlLength && !text.includes('?') && !text.includes('#')) {
     if (plainUrls.size >= maxPlainUrls) plainUrls.clear()
     plainUrls.set(text, plain)

@@ -6,7 +6,7 @@ import { apiPrefixes } from './routes.ts'
  * A part of the site and who answers it: the mock's `dispatch` (and so the MSW handlers too), or
  * the standalone server alone.
  */
-type SiteRow = {
+export type SiteRow = {
   /** The path, or with `prefix` the path and everything below it. */
   path: string
   prefix?: true

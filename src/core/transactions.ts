@@ -1,5 +1,4 @@
 import { ApiError } from '../base/errors.ts'
-import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { hashSecret } from '../base/secrets.ts'
 import { afterReadyInput } from '../base/time.ts'
 import { Database, type MockState, type PendingChanges } from '../model/database.ts'
@@ -41,7 +40,9 @@ export interface StateStore {
 const maxGroup = 64
 
 /** What an API call kept in the open group waits for: its group's commit (see `#join`). */
-type Joined = { committed: Promise<void> } | undefined
+interface Joined {
+  committed: Promise<void>
+}
 
 /** An API call held in the open group: its changes kept in memory, its answer not released. */
 interface Held {
@@ -72,8 +73,6 @@ export class Transactions {
   #group: Held[] = []
   /** Whether a turn that commits the open group is on its way. */
   #commitQueued = false
-  /** The tasks queued or running (see {@link #turn}). */
-  #queued = 0
 
   constructor(ctx: RuleContext, maxStateBytes: number, store?: StateStore) {
     this.#ctx = ctx
@@ -101,82 +100,37 @@ export class Transactions {
     return this.#turn(async () => {
       await this.#commitGroup()
       return task()
-    }) as Promise<T>
+    })
   }
 
   /**
    * Runs an API call: `decide` in its turn, then its changes kept as {@link settle} keeps them,
-   * except that with a store the call joins the open group and its turn ends at once; the outcome
-   * comes back once the group is committed. When its changes cannot be kept (past
-   * `maxStateBytes`, or the group's commit failed) they are taken back, and `failed` gives the
-   * outcome to return instead.
-   *
-   * A call that finds the queue empty runs at once, and one whose `decide` answers at once and
-   * that waits for no store (none, or no changes) returns its outcome itself, not a promise: the
-   * identify of a known user in process costs no turn of the microtask queue here.
+   * except that with a store the call joins the open group and its turn ends at once; its answer
+   * comes back once the group is committed. When `decide` fails, or its changes cannot be kept
+   * (past `maxStateBytes`, or the group's commit failed), they are taken back and the promise
+   * rejects with why.
    */
-  call<T>(
-    decide: () => MaybePromise<T>,
-    failed: (outcome: T, error: unknown) => T,
-  ): MaybePromise<T> {
-    let committed: Promise<void> | undefined
-    const keep = (outcome: T): MaybePromise<T> => {
-      let joined: Joined | Promise<Joined>
+  async call<T>(decide: () => T | Promise<T>): Promise<T> {
+    const { result, joined } = await this.#turn(async () => {
+      let result: T
       try {
-        joined = this.#join()
+        result = await decide()
       } catch (error) {
-        return failed(outcome, error)
+        // A call refused changes nothing: its rule checks before it writes, and whatever a
+        // failure left half done is taken back.
+        await this.#ctx.db.undo()
+        throw error
       }
-      if (!(joined instanceof Promise)) {
-        committed = joined?.committed
-        return outcome
-      }
-      return joined.then(
-        (kept) => {
-          committed = kept?.committed
-          return outcome
-        },
-        (error: unknown) => failed(outcome, error),
-      )
-    }
-    const kept = this.#turn(() => {
-      const outcome = decide()
-      return andThen(outcome, keep)
-    }, true)
-    const released = (outcome: T): MaybePromise<T> =>
-      committed === undefined
-        ? outcome
-        : committed.then(
-            () => outcome,
-            (error: unknown) => failed(outcome, error),
-          )
-    return andThen(kept, released)
+      return { result, joined: await this.#join() }
+    })
+    await joined?.committed
+    return result
   }
 
-  /**
-   * Runs `task` once every task queued before it has finished; with `atOnce`, when none is
-   * queued or running, in this very call (and its result as `task` gives it).
-   */
-  #turn<T>(task: () => T | Promise<T>, atOnce = false): T | Promise<T> {
-    if (atOnce && this.#queued === 0) {
-      let result: T | Promise<T>
-      try {
-        result = task()
-      } catch (error) {
-        return Promise.reject(error)
-      }
-      return result instanceof Promise ? this.#queue(result) : result
-    }
-    return this.#queue(this.#tail.then(task))
-  }
-
-  /** `run` as the queue's last task: the next one runs once it has settled. */
-  #queue<T>(run: Promise<T>): Promise<T> {
-    this.#queued++
-    const settled = () => {
-      this.#queued--
-    }
-    this.#tail = run.then(settled, settled)
+  /** Runs `task` once every task queued before it has settled. */
+  #turn<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#tail.then(task)
+    this.#tail = run.catch(() => undefined)
     return run
   }
 
@@ -218,9 +172,9 @@ export class Transactions {
 
   /**
    * The changes of the operation just run, measured; `undefined` when there are none. When they
-   * would pass `maxStateBytes`, a promise that takes them back and rejects (a 500).
+   * would pass `maxStateBytes`, they are taken back and it rejects (a 500).
    */
-  #measure(): PendingChanges | undefined | Promise<never> {
+  async #measure(): Promise<PendingChanges | undefined> {
     const { db } = this.#ctx
     const pending = db.pending(this.#store !== undefined)
     if (pending.sizes.size === 0) return undefined
@@ -229,38 +183,33 @@ export class Transactions {
       this.#ctx.warn(
         `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
       )
-      return db.undo().then(() => {
-        throw new ApiError('internal')
-      })
+      await db.undo()
+      throw new ApiError('internal')
     }
     return pending
   }
 
   /**
-   * Keeps the changes of the API call just run: for good without a store (`undefined`: nothing
-   * to wait for, nor without changes); with one, in the open group, and then what settles once
-   * the group is committed (after that group's commit when it is full). A promise that rejects
-   * when they cannot be kept.
+   * Keeps the changes of the API call just run: for good without a store; with one, in the open
+   * group, and then what settles once the group is committed (after that group's commit when it is
+   * full). Rejects, the changes taken back, when they cannot be kept.
    */
-  #join(): Joined | Promise<Joined> {
-    const pending = this.#measure()
+  async #join(): Promise<Joined | undefined> {
+    const pending = await this.#measure()
     if (pending === undefined) return undefined
-    if (pending instanceof Promise) return pending
     const { db } = this.#ctx
     if (this.#store === undefined) {
       db.accept(pending)
       return undefined
     }
     db.hold(pending)
-    let held: Held | undefined
     const committed = new Promise<void>((resolve, reject) => {
-      held = { writes: pending.writes, committed: resolve, failed: reject }
+      this.#group.push({ writes: pending.writes, committed: resolve, failed: reject })
     })
     // Awaited by the call once its turn ends: not an unhandled rejection before that.
     committed.catch(() => undefined)
-    this.#group.push(held as Held)
-    if (this.#group.length >= maxGroup) return this.#commitGroup().then(() => ({ committed }))
-    if (!this.#commitQueued) {
+    if (this.#group.length >= maxGroup) await this.#commitGroup()
+    else if (!this.#commitQueued) {
       this.#commitQueued = true
       // After the calls that arrived with this one have had their turn: no wait when idle.
       afterReadyInput(() => {

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net'
 import * as z from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import { andThen, type MaybePromise } from '../base/maybe-promise.ts'
 import { remembered } from '../base/remembered.ts'
 import { pathnameOf, type RequestHead } from '../base/wire.ts'
 import { methodsAt } from '../core/routes.ts'
@@ -138,12 +137,15 @@ const preflightHeaders = {
  * @example
  * const guarded = guardAnswer(answer, { allowedHosts: [], cors: [] })
  */
-export function guardAnswer<R extends RequestHead, A extends WireResponse | undefined>(
-  answer: (request: R) => MaybePromise<A>,
+export function guardAnswer<
+  R extends RequestHead & { pathname: string },
+  A extends WireResponse | undefined,
+>(
+  answer: (request: R) => Promise<A>,
   policy: FrontDoorPolicy,
-): (request: R) => MaybePromise<A | WireResponse> {
+): (request: R) => Promise<A | WireResponse> {
   const admits = admitsAuthority(hostRule(policy.allowedHosts))
-  return (raw) => {
+  return async (raw) => {
     const host = raw.headers.get('host')
     // Repeated field lines reach the adapter joined by commas; a Host is never a list.
     if (!host || host.includes(',')) return toErrorResponse(new ApiError('badRequest'))
@@ -153,7 +155,7 @@ export function guardAnswer<R extends RequestHead, A extends WireResponse | unde
     const origin = request.headers.get('origin')
     const cors = origin !== null && policy.cors.includes(origin) ? origin : undefined
     // Only the API's routes have methods here: CORS is never answered for another part.
-    const apiMethods = cors ? methodsAt(pathnameOf(request.target)) : []
+    const apiMethods = cors ? methodsAt(request.pathname) : []
     if (cors && apiMethods.length > 0 && isPreflight(request)) {
       return {
         status: 204,
@@ -165,16 +167,12 @@ export function guardAnswer<R extends RequestHead, A extends WireResponse | unde
         body: '',
       }
     }
-    const answered = answer(request)
-    if (!cors || apiMethods.length === 0) return answered
-    return andThen(
-      answered,
-      (response) =>
-        response && {
-          ...response,
-          headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
-        },
-    )
+    const response = await answer(request)
+    if (!cors || apiMethods.length === 0 || !response) return response
+    return {
+      ...response,
+      headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
+    }
   }
 }
 
@@ -183,7 +181,7 @@ export function guardAnswer<R extends RequestHead, A extends WireResponse | unde
  * for, with its authority, which takes the place of `Host` (RFC 9112, 3.2.2); `undefined` for
  * any other.
  */
-function originForm<R extends RequestHead>(
+function originForm<R extends RequestHead & { pathname: string }>(
   request: R,
 ): { request: R; authority: string } | undefined {
   // The usual target, a path, is known at its first character.
@@ -195,7 +193,7 @@ function originForm<R extends RequestHead>(
   const headers = {
     get: (name: string) => (name.toLowerCase() === 'host' ? authority : request.headers.get(name)),
   }
-  return { request: { ...request, target, headers }, authority }
+  return { request: { ...request, target, pathname: pathnameOf(target), headers }, authority }
 }
 
 function isPreflight(request: RequestHead): boolean {
@@ -205,8 +203,8 @@ function isPreflight(request: RequestHead): boolean {
 }
 
 /** 403 `Forbidden`: an HTML page for the web view, JSON everywhere else. */
-function forbidden(request: RequestHead): WireResponse {
-  if (siteRowOf(pathnameOf(request.target)).part === 'webView') {
+function forbidden(request: { pathname: string }): WireResponse {
+  if (siteRowOf(request.pathname).part === 'webView') {
     return webViewErrorPage(new ApiError('forbidden'))
   }
   return toErrorResponse(new ApiError('forbidden'))

@@ -2,7 +2,6 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import { andThen, type MaybePromise, orElse } from '../base/maybe-promise.ts'
 import {
   bodyTooLarge,
   type IncomingRequest,
@@ -40,11 +39,8 @@ export const maxBodiesBytes = 64 * 1024 * 1024
 
 /** The mock, its control endpoints and the front door, answering one request. */
 export interface SiteAnswer {
-  /**
-   * The answer; `undefined` when the client went away before its body was read. Given at once,
-   * without a promise, when nothing on its way waited. Never throws nor rejects.
-   */
-  answer: (request: IncomingRequest) => MaybePromise<WireResponse | undefined>
+  /** The answer; `undefined` when the client went away before its body was read. Never rejects. */
+  answer: (request: IncomingRequest) => Promise<WireResponse | undefined>
 }
 
 /**
@@ -63,12 +59,19 @@ export function createAnswer(
     openapi: async (request: IncomingRequest) => answerOpenApi(request.method),
   }
   const { frontDoor = { allowedHosts: [], cors: [] } } = options
-  // Not async: the mock's answer is handed on as it is, without a promise around it.
-  const guarded = guardAnswer((request: IncomingRequest) => {
-    const row = siteRowOf(pathnameOf(request.target))
-    return row.by === 'dispatch' ? core.answerAtOnce(request) : served[row.part](request)
+  const guarded = guardAnswer(async (request: IncomingRequest) => {
+    const row = siteRowOf(request.pathname)
+    return row.by === 'dispatch' ? core.answer(request, row) : served[row.part](request)
   }, frontDoor)
-  return { answer: (request) => orElse(() => guarded(request), toErrorResponse) }
+  return {
+    answer: async (request) => {
+      try {
+        return await guarded(request)
+      } catch (error) {
+        return toErrorResponse(error)
+      }
+    },
+  }
 }
 
 /**
@@ -104,14 +107,13 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
     const hasBody =
       req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
     let read: BodyRead = hasBody ? 'unread' : 'read'
-    const readBody = () =>
-      hasBody
-        ? andThen(readBodyOf(req, bodies), (outcome) => {
-            read = outcome.read
-            if (outcome.read === 'overBudget') throw new ApiError('serviceUnavailable')
-            return outcome.body
-          })
-        : { body: null }
+    const readBody = async () => {
+      if (!hasBody) return { body: null }
+      const outcome = await readBodyOf(req, bodies)
+      read = outcome.read
+      if (outcome.read === 'overBudget') throw new ApiError('serviceUnavailable')
+      return outcome.body
+    }
     const write = (response: WireResponse | undefined) => {
       if (!response || read === 'gone') return
       if (read === 'overBudget') {
@@ -122,18 +124,18 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
       } else writeResponse(res, response, { close: last })
     }
     const request = { ...requestLine(req), bodyAtHand: false, readBody }
-    const answer = () =>
-      void orElse(
-        () => andThen(site.answer(request), write),
-        () => {
-          res.destroy()
-        },
-      )
+    const answer = async () => {
+      try {
+        write(await site.answer(request))
+      } catch {
+        res.destroy()
+      }
+    }
     // Node calls this listener while it is still parsing the request: a body sent with its
     // headers, as a small one is, waits whole in the stream's buffer a microtask later. Asked
-    // then, the mock finds it there (if it reads it at all) and answers without a promise.
+    // then, the mock takes it from there (if it reads it at all) rather than listening for it.
     if (hasBody) queueMicrotask(answer)
-    else answer()
+    else void answer()
   }
 }
 
@@ -185,8 +187,14 @@ export function rawResponse(response: WireResponse): string {
   return `HTTP/1.1 ${response.status} ${reason}\r\n${head.join('')}\r\n${response.body}`
 }
 
-function requestLine(req: IncomingMessage): Omit<WireRequest, 'body'> {
-  return { method: req.method ?? 'GET', target: req.url ?? '/', headers: new NodeHeaders(req) }
+function requestLine(req: IncomingMessage): Omit<WireRequest, 'body'> & { pathname: string } {
+  const target = req.url ?? '/'
+  return {
+    method: req.method ?? 'GET',
+    target,
+    pathname: pathnameOf(target),
+    headers: new NodeHeaders(req),
+  }
 }
 
 /** A Node request's headers as the mock reads them: one object, no closure, per request. */
@@ -229,7 +237,7 @@ type BodyRead = 'unread' | 'read' | 'tooLarge' | 'overBudget' | 'gone'
 function readBodyOf(
   req: IncomingMessage,
   bodies: { reading: number },
-): MaybePromise<{ read: BodyRead; body?: RequestBody }> {
+): { read: BodyRead; body?: RequestBody } | Promise<{ read: BodyRead; body?: RequestBody }> {
   const announced = Number(req.headers['content-length'])
   if (announced > maxBodyBytes) return tooLarge
   // The announced length is held from the start: a client that sends all but a few bytes and

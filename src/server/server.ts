@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { parseOptions } from '../base/errors.ts'
-import { andThen } from '../base/maybe-promise.ts'
 import { unsupportedNode } from '../base/node-support.ts'
 import { MockCore } from '../core/mock-core.ts'
 import {
@@ -65,12 +64,11 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
   const release = memoryReleaser(() => core.stateBytes)
   const site: SiteAnswer = {
     ...served,
-    answer: (request) => {
+    answer: async (request) => {
       // Never rejects (every failure is an answer): released once it is given.
-      return andThen(served.answer(request), (response) => {
-        void release()
-        return response
-      })
+      const response = await served.answer(request)
+      void release()
+      return response
     },
   }
   const { timeouts } = options

@@ -159,9 +159,11 @@ function decodeJson(body: Uint8Array): { ok: true; value: unknown } | { ok: fals
 /**
  * What the journal records of `request` beyond its method, path and status: the operation of a
  * matched route and what it asked (identify's body as JSON when it is JSON of at most 16 KiB,
- * else null; delete's decoded path parameters); nothing for any other request. A refused
- * identify's body has every string that is a key, token or session the world holds redacted. An
- * identify answered 200 notes its answer shape: `full`, the shape of every mock the oracle knows.
+ * else null; delete's decoded path parameters); nothing for any other request. An identify
+ * refused before its key is authenticated has its body not read (null), on every way in; a
+ * refused identify's body has every string that is a key, token or session the world holds
+ * redacted. An identify answered 200 notes its answer shape: `full`, the shape of every mock the
+ * oracle knows.
  */
 export function expectedCall(
   world: World,
@@ -172,6 +174,9 @@ export function expectedCall(
   if (!('operation' in route)) return {}
   if (route.operation === 'delete') {
     return { operation: 'delete', request: { orgId: route.orgId, id: route.id } }
+  }
+  if (organisationOf(world, request.authorization) === undefined) {
+    return { operation: 'identify', request: null }
   }
   const { body } = request
   const json = body && body.byteLength <= 16 * 1024 ? decodeJson(body) : ({ ok: false } as const)

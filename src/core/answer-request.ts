@@ -1,0 +1,171 @@
+import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { formatTimestamp, sleep } from '../base/time.ts'
+import type { IncomingRequest, RequestBody, WireRequest } from '../base/wire.ts'
+import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
+import { shapeNoteOf } from '../rules/answer-shapes.ts'
+import { authenticate } from '../rules/authenticate.ts'
+import type { RuleContext } from '../rules/context.ts'
+import { answerWebView } from '../web-view/answer.ts'
+import type { CallJournal } from './call-journal.ts'
+import type { FaultQueue } from './faults.ts'
+import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
+import { redactCall, redactPath } from './redact-secrets.ts'
+import { type ApiRoute, matchApiRoute } from './routes.ts'
+import type { SiteRow } from './site.ts'
+import type { Transactions } from './transactions.ts'
+
+/** What answering a request works over. */
+export interface AnswerDeps {
+  transactions: Transactions
+  faults: FaultQueue
+  journal: CallJournal
+  options: ResolvedMockApiOptions
+  hasOrganisation(orgId: string): boolean
+}
+
+/** What the journal keeps of a call, gathered on its way (see {@link answerRequest}). */
+interface Kept {
+  /** The path, with any secret in it redacted. */
+  path: string
+  /** What the call asked, redacted; none for a call no route has, or one refused before. */
+  call?: CallRequest
+  /** Of an identify answered 200: the answer shape it took. */
+  shape?: string
+  /** The forced delay of the fault it took. */
+  delayMs: number
+}
+
+/**
+ * Answers one request of the API or the web view, top to bottom, each step once: the route
+ * (404, 405), the credentials (401: the call is owned by the organisation whose key it carried,
+ * and by none before that), the body (read only for a call that may have one, and never for a
+ * refused one, on every way in), then the call's turn in the queue (a forced fault, the rule,
+ * keeping its changes), the delay, and the journal. Every failure leaves through one exit, the
+ * error's answer. `undefined` when the client went away before its body was read: nothing is
+ * answered nor journaled.
+ *
+ * @example const response = await answerRequest(deps, fromFetchRequest(request), siteRowOf(path))
+ */
+export async function answerRequest(
+  deps: AnswerDeps,
+  request: IncomingRequest,
+  row: SiteRow,
+): Promise<WireResponse | undefined> {
+  const started = performance.now()
+  const { transactions, journal } = deps
+  const webView = row.part === 'webView'
+  const ticket = journal.begin(webView ? webViewOwner(deps, request) : undefined)
+  const kept: Kept = { path: request.pathname, delayMs: 0 }
+  let response: WireResponse
+  let matched: { route: ApiRoute; params: Record<string, string> } | undefined
+  try {
+    if (webView) {
+      response = await transactions.call(() =>
+        answerWebView(transactions.ctx, { ...request, body: null }, deps.options.webViewMessages),
+      )
+    } else {
+      matched = matchApiRoute(request.method, request.pathname)
+      const { route, params } = matched
+      const authorization = request.headers.get('authorization')
+      const owner = authenticate(transactions.ctx, authorization)
+      ticket.owner = owner
+      // The server's body is read before the call's turn, so that a slow upload holds no other
+      // call back; a body at hand (in process), in its turn, so that calls made one after
+      // another are answered in that order.
+      const sent = route.hasBody && !request.bodyAtHand ? await request.readBody() : null
+      if (sent === undefined) {
+        journal.end(ticket)
+        return undefined
+      }
+      let body = sent
+      response = await transactions.call(async () => {
+        const { ctx } = transactions
+        if (route.hasBody && request.bodyAtHand) {
+          // Gone while in process (its stream failed): its caller has stopped listening.
+          body = (await request.readBody()) ?? refuse(new ApiError('badRequest'))
+        }
+        const begun = route.begin(wireRequestOf(request, body), params)
+        let answered = false
+        try {
+          // Reset or removed while its body was read: its key may be gone with it.
+          const caller = ticket.dropped ? authenticate(ctx, authorization) : owner
+          // Scoped by its owner, and by the user id its request names.
+          const target = targetOf(begun.call as CallRequest)
+          const fault = deps.faults.take(route.operation, caller, target.id)
+          if (fault) {
+            kept.delayMs = fault.delayMs
+            throw new ApiError(fault.code)
+          }
+          const answer = await begun.answer(ctx, caller)
+          answered = true
+          if (route.operation === 'identify') kept.shape = shapeNoteOf(ctx, target)
+          return answer
+        } finally {
+          // The journal never holds a secret, whatever the answer: redacted in the call's turn,
+          // while the secrets it may hold are still the mock's.
+          keep(kept, redactCall(ctx, begun.call, answered), begun.call, ctx)
+        }
+      })
+    }
+  } catch (error) {
+    const { ctx } = transactions
+    if (matched && kept.call === undefined) {
+      // Refused before its turn (its key, its body): what it asked, as far as it was read.
+      const asked = matched.route.begin(wireRequestOf(request, null), matched.params).call
+      keep(kept, redactCall(ctx, asked, false), asked, ctx)
+    } else if (!matched && !webView) {
+      // No route: the call names nobody, and its path may hold a secret.
+      kept.path = redactPath(ctx, kept.path)
+    }
+    const refusal = toErrorResponse(error)
+    response = matched ? matched.route.withHeaders(refusal) : refusal
+  }
+  const delay = kept.delayMs + deps.options.delayMs
+  if (delay > 0) await sleep(delay)
+  journal.end(ticket, entryOf(request, response, kept, started, transactions))
+  return response
+}
+
+/** Notes what the journal keeps of a call: `shown`, and its path redacted too when it was. */
+function keep(kept: Kept, shown: CallRequest, asked: CallRequest, ctx: RuleContext): void {
+  kept.call = shown
+  if (shown !== asked) kept.path = redactPath(ctx, kept.path)
+}
+
+function refuse(error: ApiError): never {
+  throw error
+}
+
+/** The web view has no API key: the organisation it names owns it, when it is one. */
+function webViewOwner(deps: AnswerDeps, request: IncomingRequest): string | undefined {
+  const named = new URL(request.target, 'http://webview.invalid').searchParams.get('orgId')
+  // Never a secret: the name is kept only when it is an organisation's.
+  return named !== null && deps.hasOrganisation(named) ? named : undefined
+}
+
+/** `request` with the body its transport read: what a route reads. */
+function wireRequestOf(request: IncomingRequest, read: RequestBody | null): WireRequest {
+  const { method, target, headers } = request
+  return read?.bodyTooLarge
+    ? { method, target, headers, body: read.body, bodyTooLarge: true }
+    : { method, target, headers, body: read?.body ?? null }
+}
+
+/** The journal's entry for a call: built whole, in the order the journal lists its fields. */
+function entryOf(
+  { method }: IncomingRequest,
+  { status }: WireResponse,
+  { path, call, shape }: Kept,
+  started: number,
+  transactions: Transactions,
+): JournalEntry {
+  const time = formatTimestamp(transactions.ctx.now())
+  const durationMs = Math.round((performance.now() - started) * 1000) / 1000
+  if (call === undefined) return { time, method, path, status, durationMs }
+  const { operation, request: asked } = call
+  return (
+    shape === undefined
+      ? { time, method, path, status, durationMs, operation, request: asked }
+      : { time, method, path, status, durationMs, operation, request: asked, shape }
+  ) as JournalEntry
+}
