@@ -17,7 +17,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|')
 /** The dimensions and their forms, and the covering set: what the guide shows of the table. */
 export function shapesTables(): string {
   const dimensions = Object.entries(shapeDimensions).map(([name, { doc, forms }]) => {
-    const listed = Object.entries(forms).map(([form, sent]) => `\`${form}\`: ${sent}`)
+    const listed = Object.entries(forms).map(([form, { doc: sent }]) => `\`${form}\`: ${sent}`)
     return `| \`${name}\` | ${cell(doc)} | ${cell(listed.join('; '))} |`
   })
   const cases = shapeCases.map((c) => {
