@@ -2,8 +2,9 @@ import type * as z from 'zod'
 import { dateTimeSchema, userProfileSchema } from './api-schemas.ts'
 
 // The forms identify's answer may take within the API description: the one table the answer
-// shapes, their covering set of cases, the `shapes` option and the guide's section are read from.
-// A dimension's first form is the one the `full` mode sends.
+// shapes and the guide's section are read from, and the committed covering set of cases
+// (shape-cases.ts) is checked against. A dimension's first form is the one the `full` mode sends,
+// and the one every case takes of a dimension it does not name.
 
 type ProfileShape = typeof userProfileSchema.shape
 
@@ -54,7 +55,8 @@ function offsetForm<S extends string>(suffix: S): { suffix: S; doc: string } {
  * (sent as `null` or left out), the timestamps' offset and their fractional seconds (always the
  * stored instant), the order of `userGroups`, and the status of a user identify creates (decided
  * when it is created, kept in its record). A new optional field of `userProfileSchema` is a
- * dimension of its own with no change here.
+ * dimension of its own with no change here; a new dimension, like a new form, asks for cases
+ * appended to the covering set (see docs/decisions/adding-a-shape-case.md).
  *
  * @example Object.keys(shapeDimensions.offset.forms) // ['utc', 'z', 'east', 'west']
  */
