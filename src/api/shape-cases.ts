@@ -182,16 +182,40 @@ export const shapeCases: readonly ShapeCase[] = committedCases.map(({ name, form
 }))
 
 /**
+ * A schema of `names` whose refusal of a text names it (`…, not "sideways"`), cut to 60
+ * characters and written as JSON (one line, whatever it holds): a data file, a state file, a flag
+ * or a control that names a case this version lacks is told which.
+ */
+function namesSchema<const T extends readonly string[]>(names: T) {
+  const expected = `Invalid option: expected one of ${names.map((name) => `"${name}"`).join('|')}`
+  return z.enum(names, {
+    error: ({ input }) =>
+      typeof input === 'string'
+        ? `${expected}, not ${JSON.stringify(input.length > 60 ? `${input.slice(0, 59)}…` : input)}`
+        : expected,
+  })
+}
+
+/**
  * What the answer shapes of a mock or an organisation are: `full` (every field, as stored: the
  * default), `varied` (each user in the case it took when it was created), or a case's name.
  *
  * @example shapesSchema.parse('varied')
  */
-export const shapesSchema = z.enum(['full', 'varied', ...shapeCases.map((c) => c.name)])
+export const shapesSchema = namesSchema(['full', 'varied', ...shapeCases.map((c) => c.name)])
 
 export type Shapes = z.output<typeof shapesSchema>
 
+/**
+ * A case's name: what a user's record of a `varied` organisation keeps.
+ *
+ * @example shapeCaseNameSchema.parse('mixed-west')
+ */
+export const shapeCaseNameSchema = namesSchema(shapeCases.map((c) => c.name))
+
+const casesByName = new Map(shapeCases.map((c) => [c.name, c]))
+
 /** The case named `name`, if the covering set has one. */
 export function shapeCaseNamed(name: string): ShapeCase | undefined {
-  return shapeCases.find((c) => c.name === name)
+  return casesByName.get(name)
 }
