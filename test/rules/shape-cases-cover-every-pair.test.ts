@@ -2,12 +2,19 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   formsOf,
+  optionalProfileFields,
   type ShapeDimensionName,
+  type ShapeForms,
   shapeDimensionNames,
 } from '../../src/api/answer-shapes.ts'
 import { type ShapeCase, shapeCases } from '../../src/api/shape-cases.ts'
 import { propertyParameters } from '../support/properties.ts'
-import { coverageReport, missingPairs, rowsToAppend } from '../support/shape-case-proposals.ts'
+import {
+  coverageReport,
+  missingPairs,
+  proposedCases,
+  rowsToAppend,
+} from '../support/shape-case-proposals.ts'
 
 /**
  * The covering set as it was committed when the list stopped being generated: each case by its
@@ -128,19 +135,45 @@ describe('the cases proposed to append', () => {
     )
   })
 
-  it('name the missing pairs and give the cases as the list writes them', () => {
-    // Without the one case that holds eight of its pairs, the one case proposed is that case.
-    const [first, second, ...rest] = shapeCases
-    expect(second?.name).toBe('absent-fraction-reversed-unregistered')
-    const [pairs, append, ...proposed] = coverageReport([first, ...rest] as ShapeCase[]).split('\n')
-    expect(pairs).toMatch(
-      /^The covering set of answer shapes holds no case for 8 pairs of forms: lastActive `absent` with ageBracket `absent`; .*; learningPathId `absent` with newUser `unregistered`\.$/,
-    )
-    expect(append).toMatch(
-      /^Append this case to the end of committedCases in src\/api\/shape-cases\.ts/,
-    )
-    expect(proposed).toEqual([
-      "  { name: 'absent-fraction-reversed-unregistered', forms: { ...absent(...optionalProfileFields), fraction: 'fraction', groupOrder: 'reversed', newUser: 'unregistered' } },",
-    ])
+  it('name the pairs missing and the cases that hold them, as the list writes them: without any one case', () => {
+    let reported = 0
+    for (const [i, left] of shapeCases.entries()) {
+      const rest = shapeCases.filter((_, j) => j !== i)
+      const { missing, append } = proposedCases(rest)
+      // Appended, they make the list pairwise again; their names are new and well formed.
+      expect(coverageReport([...rest, ...append]), left.name).toBe('')
+      const names = [...rest, ...append].map((c) => c.name)
+      expect(new Set(names).size, left.name).toBe(names.length)
+      for (const { name } of append) expect(name).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/)
+      const report = coverageReport(rest)
+      if (missing.length === 0) {
+        expect(report).toBe('')
+        continue
+      }
+      const [pairs = '', , ...lines] = report.split('\n')
+      const opening = `The covering set of answer shapes holds no case for ${missing.length} pairs of forms: ${missing[0]}`
+      expect(pairs.slice(0, opening.length)).toBe(opening)
+      // Each line is a case of the list's syntax that means the case proposed.
+      expect(lines.map(asWritten)).toEqual(append)
+      reported++
+    }
+    // Some case is the only one to hold a pair: the report was read.
+    expect(reported).toBeGreaterThan(0)
   })
 })
+
+/** A line of a report, read as the list in src/api/shape-cases.ts reads its cases. */
+function asWritten(line: string): ShapeCase {
+  const absent = (...fields: string[]) => Object.fromEntries(fields.map((f) => [f, 'absent']))
+  const { name, forms } = new Function(
+    'absent',
+    'optionalProfileFields',
+    `return ${line.trim().replace(/,$/, '')}`,
+  )(absent, optionalProfileFields) as { name: string; forms: Partial<ShapeForms> }
+  return {
+    name,
+    forms: Object.fromEntries(
+      shapeDimensionNames.map((d) => [d, forms[d] ?? formsOf(d)[0]]),
+    ) as ShapeForms,
+  }
+}

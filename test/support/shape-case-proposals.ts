@@ -114,26 +114,27 @@ function caseSource(name: string, forms: ShapeForms): string {
 }
 
 /**
- * What the covering set `cases` lacks, in words for a failing test: the pairs of forms no case
- * holds, and the cases to append to the list that hold them (named by the rule of today's names,
- * `-2`, `-3`… where a name is taken). Empty when the set is pairwise.
+ * What the covering set `cases` lacks: the pairs of forms no case holds, in words, and cases to
+ * append that hold them (named by the rule of today's names, `-2`, `-3`… where a name is taken).
+ * Both empty when the set is pairwise.
  *
- * @example coverageReport(shapeCases) // ''
+ * @example proposedCases(shapeCases) // { missing: [], append: [] }
  */
-export function coverageReport(cases: readonly ShapeCase[]): string {
+export function proposedCases(cases: readonly ShapeCase[]): {
+  missing: string[]
+  append: ShapeCase[]
+} {
   const sizes = shapeDimensionNames.map((d) => formsOf(d).length)
   const rows = cases.map((c) => rowOf(c.forms))
-  const missing = missingPairs(sizes, rows)
-  if (missing.length === 0) return ''
   const formOf = (d: number, form: number) => {
     const name = shapeDimensionNames[d] as ShapeDimensionName
     return `${name} \`${formsOf(name)[form]}\``
   }
-  const pairs = missing.map(({ i, a, j, b }) =>
+  const missing = missingPairs(sizes, rows).map(({ i, a, j, b }) =>
     j === -1 ? formOf(i, a) : `${formOf(i, a)} with ${formOf(j, b)}`,
   )
   const taken = new Set(cases.map((c) => c.name))
-  const proposed = rowsToAppend(sizes, rows).map((row) => {
+  const append = rowsToAppend(sizes, rows).map((row) => {
     const forms = Object.fromEntries(
       shapeDimensionNames.map((d, index) => [d, formsOf(d)[row[index] ?? 0]]),
     ) as ShapeForms
@@ -141,11 +142,23 @@ export function coverageReport(cases: readonly ShapeCase[]): string {
     let name = base
     for (let n = 2; taken.has(name); n++) name = `${base}-${n}`
     taken.add(name)
-    return caseSource(name, forms)
+    return { name, forms }
   })
+  return { missing, append }
+}
+
+/**
+ * {@link proposedCases} in words for a failing test: the pairs missing, then the cases to append,
+ * one a line, as the list in src/api/shape-cases.ts writes them. Empty when the set is pairwise.
+ *
+ * @example expect(coverageReport(shapeCases)).toBe('')
+ */
+export function coverageReport(cases: readonly ShapeCase[]): string {
+  const { missing, append } = proposedCases(cases)
+  if (missing.length === 0) return ''
   return [
-    `The covering set of answer shapes holds no case for ${missing.length} pairs of forms: ${pairs.slice(0, 12).join('; ')}${missing.length > 12 ? '; …' : ''}.`,
-    `Append ${proposed.length === 1 ? 'this case' : `these ${proposed.length} cases`} to the end of committedCases in src/api/shape-cases.ts (names by the rule of today's; choose better ones before they ship), then \`npm run docs:shapes\`:`,
-    ...proposed,
+    `The covering set of answer shapes holds no case for ${missing.length} pairs of forms: ${missing.slice(0, 12).join('; ')}${missing.length > 12 ? '; …' : ''}.`,
+    `Append ${append.length === 1 ? 'this case' : `these ${append.length} cases`} to the end of committedCases in src/api/shape-cases.ts (names by the rule of today's; choose better ones before they ship), then \`npm run docs:shapes\`:`,
+    ...append.map(({ name, forms }) => caseSource(name, forms)),
   ].join('\n')
 }
