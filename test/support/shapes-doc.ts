@@ -9,7 +9,7 @@ export const shapesGuidePath = fileURLToPath(
 )
 
 const begin =
-  '<!-- shapes:begin: written by `npm run docs:shapes` from src/api/answer-shapes.ts -->'
+  '<!-- shapes:begin: written by `npm run docs:shapes` from src/api/answer-shapes.ts and shape-cases.ts -->'
 const end = '<!-- shapes:end -->'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|')
