@@ -45,7 +45,8 @@ const knownKeys: Record<string, readonly string[]> = {
   string: ['type', 'checks', 'check', 'format', 'pattern', 'offset', 'local', 'precision'],
   // `z.int()` is a number with its own format check.
   number: ['type', 'checks', 'check', 'format', 'abort'],
-  enum: ['type', 'entries'],
+  // A custom message (`error`) changes only what zod says of a value it refuses.
+  enum: ['type', 'entries', 'error'],
   array: ['type', 'element', 'checks'],
 }
 

@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../api/api-schemas.ts'
 import { percentCompleteSchema } from '../api/data-file.ts'
 import { profileFieldsSchema } from '../api/profile-fields.ts'
+import { shapeCaseNameSchema, shapesSchema } from '../api/shape-cases.ts'
 import { nullableFields } from '../api/shape-views.ts'
 
 /**
@@ -91,19 +92,20 @@ export const webViewSessionRecordSchema = z.strictObject({
 
 /**
  * An organisation's own answer shapes (`null`: the mock's), and how many users identify created
- * in it under `varied` (the next one takes the case after theirs). A case's name is kept as text:
- * a state file written by another version may name a case this one does not have.
+ * in it under `varied` (the next one takes the case after theirs). A case is never taken out of
+ * the list, so a state file naming one this version lacks (a later version's) is refused at load,
+ * the case named, rather than answered in another shape.
  */
 export const organisationShapesRecordSchema = z.strictObject({
   orgId: z.string().min(1),
-  shapes: z.string().min(1).max(200).nullable(),
+  shapes: shapesSchema.nullable(),
   variedUsers: z.int().min(0),
 })
 
 /** The case a user identify created under `varied` took, kept for every answer it gets. */
 export const userShapeRecordSchema = z.strictObject({
   userId: z.string().min(1),
-  shapeCase: z.string().min(1).max(200),
+  shapeCase: shapeCaseNameSchema,
 })
 
 /**

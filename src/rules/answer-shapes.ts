@@ -1,5 +1,11 @@
 import type { UserProfile } from '../api/api-schemas.ts'
-import { type ShapeCase, type Shapes, shapeCases, shapesSchema } from '../api/shape-cases.ts'
+import {
+  type ShapeCase,
+  type Shapes,
+  shapeCaseNamed,
+  shapeCases,
+  shapesSchema,
+} from '../api/shape-cases.ts'
 import { ApiError } from '../base/errors.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
@@ -7,13 +13,12 @@ import { parseInput } from './organisations.ts'
 import { shapeProfile } from './shape-profile.ts'
 
 /**
- * The answer shapes organisation `orgId` answers in: its own setting, or the mock's. A case a
- * state file names and this version lacks answers `full`.
+ * The answer shapes organisation `orgId` answers in: its own setting, or the mock's. Its record
+ * names a mode or a case of this version: its schema checks it (a state file naming another is
+ * refused at load).
  */
 export function shapesOf(ctx: RuleContext, orgId: string): Shapes {
-  const own = ctx.db.organisationShapes.get(orgId)?.shapes
-  if (own === null || own === undefined) return ctx.shapes
-  return shapesSchema.safeParse(own).data ?? 'full'
+  return ctx.db.organisationShapes.get(orgId)?.shapes ?? ctx.shapes
 }
 
 /** The case a user's answers take; `undefined` for `full`, which sends the record as it is. */
@@ -22,10 +27,7 @@ export function caseOfUser(ctx: RuleContext, user: UserRecord): ShapeCase | unde
   if (shapes === 'full') return undefined
   if (shapes !== 'varied') return caseNamed(shapes)
   const taken = ctx.db.userShapes.get(user.userId)?.shapeCase
-  return (
-    (taken === undefined ? undefined : shapeCases.find((c) => c.name === taken)) ??
-    caseAt(hashOf(ctx.seed, user.orgId, user.id))
-  )
+  return taken === undefined ? caseAt(hashOf(ctx.seed, user.orgId, user.id)) : caseNamed(taken)
 }
 
 /**
@@ -97,8 +99,11 @@ export async function setOrganisationShapes(
 
 const firstCase = shapeCases[0] as ShapeCase
 
+/** The case named `name`, which a record's schema or the `shapes` option has checked. */
 function caseNamed(name: string): ShapeCase {
-  return shapeCases.find((c) => c.name === name) ?? firstCase
+  const shape = shapeCaseNamed(name)
+  if (!shape) throw new Error(`no answer-shape case is named ${JSON.stringify(name)}`)
+  return shape
 }
 
 function caseAt(hash: number): ShapeCase {

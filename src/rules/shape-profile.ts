@@ -1,14 +1,15 @@
 import { type ShapeForms, shapeDimensions, timestampFields } from '../api/answer-shapes.ts'
 import type { UserProfile } from '../api/api-schemas.ts'
 
-/** Each offset form's suffix, and its distance from UTC in minutes, read from the table. */
+/** Each offset form's suffix, as the table gives it, and its distance from UTC in minutes. */
 const offsets = Object.fromEntries(
-  Object.entries(shapeDimensions.offset.forms).map(([form, doc]) => {
-    const suffix = doc.replaceAll('`', '')
-    return [form, { suffix, minutes: offsetMinutes(suffix) }]
-  }),
+  Object.entries(shapeDimensions.offset.forms).map(([form, { suffix }]) => [
+    form,
+    { suffix, minutes: offsetMinutes(suffix) },
+  ]),
 ) as Record<ShapeForms['offset'], { suffix: string; minutes: number }>
 
+/** The distance from UTC of an offset as ISO 8601 writes it (`+05:30`), in minutes; `Z`: 0. */
 function offsetMinutes(suffix: string): number {
   const match = /^([+-])(\d{2}):(\d{2})$/.exec(suffix)
   if (!match) return 0

@@ -43,7 +43,7 @@ const valid: MockState = {
     { orgId: 'org-1', shapes: null, variedUsers: 0 },
     { orgId: 'org-2', shapes: 'varied', variedUsers: 12 },
   ],
-  userShapes: [{ userId: 'u-1', shapeCase: 'minimal' }],
+  userShapes: [{ userId: 'u-1', shapeCase: 'mixed-west' }],
 }
 
 /** Values near every rule of the records: bounds, formats, enums, types. */

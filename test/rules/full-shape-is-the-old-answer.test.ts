@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { seedDataset } from '../../fixtures/index.ts'
+import { userProfileSchema } from '../../src/api/api-schemas.ts'
 import { MockCore } from '../../src/core/mock-core.ts'
 import type { MockApiOptions } from '../../src/root/index.ts'
 import { toUserProfile } from '../../src/rules/profile.ts'
@@ -75,5 +76,18 @@ describe('the full answer shape', () => {
     const { data } = JSON.parse(answer.text)
     expect(data.registrationStatus).toBe('registered')
     expect(data.registeredAt).toBe(data.lastActive)
+  })
+
+  it("sends every field of the response schema, in the schema's order, with a learning path or without", async () => {
+    const core = new MockCore(seedDataset, {})
+    await core.ready
+    const answers = await core.transact((ctx) =>
+      ctx.db.collections.users.all().map((user) => ({
+        assigned: ctx.db.learningProgress.get(user.userId) !== undefined,
+        fields: Object.keys(toUserProfile(ctx, user)),
+      })),
+    )
+    expect(new Set(answers.map((a) => a.assigned))).toEqual(new Set([true, false]))
+    for (const { fields } of answers) expect(fields).toEqual(Object.keys(userProfileSchema.shape))
   })
 })

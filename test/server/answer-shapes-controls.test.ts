@@ -77,6 +77,27 @@ describe('the answer shapes over HTTP', () => {
     expect(await client.shapesOf('org-1')).toBe('full')
   })
 
+  it('names a case it does not have in its 400, on one line and cut short, at PUT …/shapes and POST /__mock/organisations', async () => {
+    const long = `later\n${'x'.repeat(500)}`
+    const refusals = [
+      await client.control('PUT', '/__mock/organisations/org-1/shapes', { shapes: 'sideways' }),
+      await client.control('POST', '/__mock/organisations', { shapes: 'sideways' }),
+      await client.control('PUT', '/__mock/organisations/org-1/shapes', { shapes: long }),
+    ]
+    for (const { status, body } of refusals) {
+      expect(status).toBe(400)
+      expect(body.message).toMatch(
+        /^Invalid request parameters: \w+: Invalid option: expected one of "full"\|"varied"\|"nulls"\|/,
+      )
+    }
+    expect(refusals[0]?.body.message).toMatch(/, not "sideways"$/)
+    expect(refusals[1]?.body.message).toMatch(
+      /^Invalid request parameters: shapes: .*, not "sideways"$/,
+    )
+    expect(refusals[2]?.body.message).toMatch(/, not "later\\nx{53}…"$/)
+    expect(await client.shapesOf('org-1')).toBe('full')
+  })
+
   it('obeys the front door: cross-site 403, a body without JSON content type 400', async () => {
     const path = '/__mock/organisations/org-1/shapes'
     const crossSite = await client.control(

@@ -9,7 +9,7 @@ export const shapesGuidePath = fileURLToPath(
 )
 
 const begin =
-  '<!-- shapes:begin: written by `npm run docs:shapes` from src/api/answer-shapes.ts -->'
+  '<!-- shapes:begin: written by `npm run docs:shapes` from src/api/answer-shapes.ts and shape-cases.ts -->'
 const end = '<!-- shapes:end -->'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|')
@@ -17,7 +17,7 @@ const cell = (text: string) => text.replace(/\|/g, '\\|')
 /** The dimensions and their forms, and the covering set: what the guide shows of the table. */
 export function shapesTables(): string {
   const dimensions = Object.entries(shapeDimensions).map(([name, { doc, forms }]) => {
-    const listed = Object.entries(forms).map(([form, sent]) => `\`${form}\`: ${sent}`)
+    const listed = Object.entries(forms).map(([form, { doc: sent }]) => `\`${form}\`: ${sent}`)
     return `| \`${name}\` | ${cell(doc)} | ${cell(listed.join('; '))} |`
   })
   const cases = shapeCases.map((c) => {
