@@ -2,7 +2,6 @@ import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { formatTimestamp, sleep } from '../base/time.ts'
 import type { IncomingRequest, RequestBody, WireRequest } from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
-import { shapeNoteOf } from '../rules/answer-shapes.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { answerWebView } from '../web-view/answer.ts'
@@ -96,9 +95,9 @@ export async function answerRequest(
             kept.delayMs = fault.delayMs
             throw new ApiError(fault.code)
           }
-          const answer = await begun.answer(ctx, caller)
+          const { response: answer, shape } = await begun.answer(ctx, caller)
           answered = true
-          if (route.operation === 'identify') kept.shape = shapeNoteOf(ctx, target)
+          kept.shape = shape
           return answer
         } finally {
           // The journal never holds a secret, whatever the answer: redacted in the call's turn,

@@ -2,7 +2,7 @@ import type * as z from 'zod'
 import { withFastAccept } from '../api/fast-accept.ts'
 import { type ApiErrorCode, jsonResponse, type WireResponse } from '../base/errors.ts'
 import { parseJsonBody, type WireRequest } from '../base/wire.ts'
-import type { RuleContext } from '../rules/context.ts'
+import type { Answered, RuleContext } from '../rules/context.ts'
 import { type JsonValue, journaledBody } from './journaled-body.ts'
 
 /**
@@ -40,8 +40,11 @@ export interface ApiRouteSpec<
   response: z.ZodType<R>
   /** The errors the API description lists for it: the only statuses a forced fault may take. */
   errors: E
-  /** The rule: runs once the caller is authenticated as `orgId` and the request is read. */
-  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => R | Promise<R>
+  /**
+   * The rule: runs once the caller is authenticated as `orgId` and the request is read; answers
+   * its 200's body, and the answer shape it took.
+   */
+  run: (ctx: RuleContext, orgId: string, input: InputOf<P, B>) => Answered<R> | Promise<Answered<R>>
   /** Headers of every answer of the route, whatever its status. */
   headers?: Record<string, string>
   /** What the OpenAPI document says of it. */
@@ -52,8 +55,8 @@ export interface ApiRouteSpec<
 export interface RouteCall<O extends string, A> {
   /** What the call asked, before the journal redacts it (see `redactCall`). */
   call: { operation: O; request: A }
-  /** The rule's answer, 200, with the route's `headers`; its errors are thrown. */
-  answer(ctx: RuleContext, orgId: string): Promise<WireResponse>
+  /** The rule's answer, 200, with the route's `headers`, and its shape; its errors are thrown. */
+  answer(ctx: RuleContext, orgId: string): Promise<{ response: WireResponse; shape?: string }>
 }
 
 /**
@@ -99,7 +102,8 @@ export function apiRoute<
           P,
           B
         >
-        return ok(await run(ctx, orgId, input))
+        const { body: result, shape } = await run(ctx, orgId, input)
+        return { response: ok(result), shape }
       },
     }
   }

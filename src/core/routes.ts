@@ -38,7 +38,7 @@ export const apiRoutes = [
     operation: 'delete',
     response: deleteUserResponseSchema,
     errors: ['forbidden', 'userNotFound', 'internal'],
-    run: deleteUser,
+    run: (ctx, orgId, target) => ({ body: deleteUser(ctx, orgId, target) }),
     doc: {
       operationId: 'deleteUser',
       summary: 'Delete a user',

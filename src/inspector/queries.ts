@@ -1,7 +1,7 @@
 import * as z from 'zod'
 import { userProfileSchema } from '../api/api-schemas.ts'
 import { ApiError } from '../base/errors.ts'
-import { caseOfUser, shapeAnswer } from '../rules/answer-shapes.ts'
+import { shapeAnswer } from '../rules/answer-shapes.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
 
@@ -157,8 +157,7 @@ export function describeUser(ctx: RuleContext, query: { orgId: string; id: strin
     id: user.id,
     orgId: user.orgId,
     // In the forms its identify answers take, as the user's client sees it.
-    profile: shapeAnswer(ctx, user, toUserProfile(ctx, user)),
-    shape: caseOfUser(ctx, user)?.name ?? 'full',
+    ...shapeAnswer(ctx, user, toUserProfile(ctx, user)),
     progress: progress
       ? {
           learningPathId: progress.learningPathId,

@@ -31,27 +31,19 @@ export function caseOfUser(ctx: RuleContext, user: UserRecord): ShapeCase | unde
 }
 
 /**
- * `profile` (the full answer for `user`) in the forms of the user's case: the hook identify, the
- * inspector and `GET /__mock/user` build their answer through.
+ * `profile` (the full answer for `user`) in the forms of the user's case, and the name of that case
+ * (`full` for none): the hook identify, the inspector and `GET /__mock/user` build their answer
+ * through, and what the journal notes of an identify answer.
  */
 export function shapeAnswer(
   ctx: RuleContext,
   user: UserRecord,
   profile: Required<UserProfile>,
-): UserProfile {
+): { profile: UserProfile; shape: string } {
   const shape = caseOfUser(ctx, user)
-  return shape ? shapeProfile(profile, shape.forms) : profile
-}
-
-/**
- * What the journal notes of an identify answer for the user `target` names: `full`, or the name of
- * the case it took (read when it is answered, so the same case as its answer).
- */
-export function shapeNoteOf(ctx: RuleContext, target: { orgId?: string; id?: string }): string {
-  // Every user of an organisation under `full` answers in full: no user to look up.
-  if (shapesOf(ctx, target.orgId ?? '') === 'full') return 'full'
-  const user = ctx.db.users.get(target.orgId ?? '', target.id ?? '')
-  return (user && caseOfUser(ctx, user)?.name) ?? 'full'
+  return shape
+    ? { profile: shapeProfile(profile, shape.forms), shape: shape.name }
+    : { profile, shape: 'full' }
 }
 
 /**

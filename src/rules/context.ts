@@ -3,6 +3,17 @@ import { type Clock, systemClock } from '../base/time.ts'
 import type { Database } from '../model/database.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 
+/**
+ * What a rule of the API answers: the body of its 200, and the answer shape it took (identify's:
+ * `full` or a case's name), which the journal notes.
+ *
+ * @example const { body, shape } = await identifyUser(ctx, 'org-1', request)
+ */
+export interface Answered<R> {
+  body: R
+  shape?: string
+}
+
 /** What every rule reads besides its arguments: the database, the clock and the options it obeys. */
 export interface RuleContext
   extends Pick<

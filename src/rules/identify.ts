@@ -8,7 +8,7 @@ import { ApiError } from '../base/errors.ts'
 import { formatTimestamp } from '../base/time.ts'
 import { sameFieldValue, type UserRecord } from '../model/records.ts'
 import { shapeAnswer, takeNewUserCase } from './answer-shapes.ts'
-import type { RuleContext } from './context.ts'
+import type { Answered, RuleContext } from './context.ts'
 import { toUserProfile } from './profile.ts'
 import { mintSignInToken } from './sign-in-tokens.ts'
 
@@ -23,13 +23,13 @@ import { mintSignInToken } from './sign-in-tokens.ts'
  * (the user, a group) answers once `@msw/data`'s asynchronous `create` has.
  *
  * @example
- * const { data, token } = await identifyUser(ctx, 'org-1', { id: 'u-1', orgId: 'org-1' })
+ * const { body, shape } = await identifyUser(ctx, 'org-1', { id: 'u-1', orgId: 'org-1' })
  */
 export function identifyUser(
   ctx: RuleContext,
   callerOrgId: string,
   request: IdentifyUserRequest,
-): IdentifyUserResponse | Promise<IdentifyUserResponse> {
+): Answered<IdentifyUserResponse> | Promise<Answered<IdentifyUserResponse>> {
   const { id, orgId, data } = request
   if (orgId !== callerOrgId) throw new ApiError('forbidden')
 
@@ -72,7 +72,7 @@ async function createThenAnswer(
     at,
     now,
   }: { userGroups?: string[]; missingGroups: string[]; at: Date; now: string },
-): Promise<IdentifyUserResponse> {
+): Promise<Answered<IdentifyUserResponse>> {
   for (const groupId of missingGroups) {
     await ctx.db.collections.userGroups.create({ orgId, groupId, name: groupId })
   }
@@ -98,12 +98,17 @@ async function createThenAnswer(
 
 /**
  * Identify's answer for `user` as it now is, with a new sign-in token issued `at` the call's
- * time: where the answer is built.
+ * time, and the answer shape it took: where the answer is built.
  */
-function answer(ctx: RuleContext, id: string, user: UserRecord, at: Date): IdentifyUserResponse {
-  const profile = shapeAnswer(ctx, user, toUserProfile(ctx, user))
+function answer(
+  ctx: RuleContext,
+  id: string,
+  user: UserRecord,
+  at: Date,
+): Answered<IdentifyUserResponse> {
+  const { profile, shape } = shapeAnswer(ctx, user, toUserProfile(ctx, user))
   const token = mintSignInToken(ctx, user, at)
-  return { id, data: profile, token }
+  return { body: { id, data: profile, token }, shape }
 }
 
 /** What identify changes of a known user: the profile fields sent, its groups and `lastActive`. */

@@ -25,7 +25,7 @@ describe('the identify rule', () => {
       data: { firstName: 'Ada' },
     })
     expect(answer).not.toBeInstanceOf(Promise)
-    expect(answer).toMatchObject({ id: known, data: { firstName: 'Ada' } })
+    expect(answer).toMatchObject({ body: { id: known, data: { firstName: 'Ada' } }, shape: 'full' })
   })
 
   it('waits for the model only when it creates a record: a new user, or a new group', async () => {
@@ -33,8 +33,7 @@ describe('the identify rule', () => {
     const created = identifyUser(ctx, 'acme', { id: 'new-user', orgId: 'acme' })
     expect(created).toBeInstanceOf(Promise)
     expect(await created).toMatchObject({
-      id: 'new-user',
-      data: { registrationStatus: 'registered' },
+      body: { id: 'new-user', data: { registrationStatus: 'registered' } },
     })
     const grouped = identifyUser(ctx, 'acme', {
       id: known,
@@ -42,7 +41,7 @@ describe('the identify rule', () => {
       data: { userGroups: ['a-new-group'] },
     })
     expect(grouped).toBeInstanceOf(Promise)
-    expect((await grouped).data.userGroups).toEqual(['a-new-group'])
+    expect((await grouped).body.data.userGroups).toEqual(['a-new-group'])
   })
 
   it('writes only what a sign-in changes: the same groups again leave the stored list as it is', async () => {
