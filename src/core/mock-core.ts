@@ -183,12 +183,7 @@ export class MockCore {
       credentials: start.credentials,
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
     })
-    this.organisations = {
-      create: (input) => this.#tenants.create(input),
-      remove: (orgId) => this.#tenants.remove(orgId),
-      putUser: (orgId, id, user) => this.#tenants.putUser(orgId, id, user),
-      setShapes: (orgId, shapes) => this.#tenants.setShapes(orgId, shapes),
-    }
+    this.organisations = this.#tenants
     this.#answerDeps = {
       transactions,
       faults: this.#faults,

@@ -34,35 +34,11 @@ export interface PutUserResult {
   created: boolean
 }
 
-/** The core functions of `MockCore.organisations`, which the control table's organisation rows call. */
-export interface OrganisationCore {
-  /**
-   * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
-   * paths and users); resolves to its id and key (the in-process API and the client give its
-   * tenant handle). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
-   * `TypeError` for invalid input or past `maxOrganisations`.
-   */
-  create(input?: OrganisationInput): Promise<CreatedOrganisation>
-  /**
-   * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
-   * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
-   */
-  remove(orgId: string): Promise<void>
-  /**
-   * Creates or replaces user `id` of `orgId` in the exact state `user` declares (a data-file user
-   * without `orgId` and `id`). Rejects with 404 `Not found` for an unknown organisation, and a
-   * `TypeError` for invalid input.
-   */
-  putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult>
-  /**
-   * Sets the answer shapes of organisation `orgId` (`full`, `varied` or a case's name), which win
-   * over the mock's; a reset of the organisation takes it back to what it started with. Rejects
-   * with 404 `Not found` for an unknown organisation, and a `TypeError` for anything else.
-   *
-   * @example await api.organisations.setShapes(orgId, api.shapes.cases()[1].name)
-   */
-  setShapes(orgId: string, shapes: Shapes): Promise<void>
-}
+/**
+ * The core functions of `MockCore.organisations`, which the control table's organisation rows call:
+ * the {@link TenantControls} the core keeps, less what only the core itself uses.
+ */
+export type OrganisationCore = Omit<TenantControls, 'has' | 'reset' | 'credentials'>
 
 /** What the tenant controls work over: the records, where the mock started, and its calls. */
 export interface TenantDeps {
@@ -100,6 +76,12 @@ export class TenantControls {
     return this.#deps.transactions.ctx.db.organisations.get(orgId) !== undefined
   }
 
+  /**
+   * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
+   * paths and users); resolves to its id and key (the in-process API and the client give its
+   * tenant handle). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
+   * `TypeError` for invalid input or past `maxOrganisations`.
+   */
   async create(input: OrganisationInput = {}): Promise<CreatedOrganisation> {
     const { transactions, options, seed } = this.#deps
     const parsed = parseInput(organisationInputSchema, input)
@@ -136,10 +118,21 @@ export class TenantControls {
     return { orgId, apiKey }
   }
 
+  /**
+   * Sets the answer shapes of organisation `orgId` (`full`, `varied` or a case's name), which win
+   * over the mock's; a reset of the organisation takes it back to what it started with. Rejects
+   * with 404 `Not found` for an unknown organisation, and a `TypeError` for anything else.
+   *
+   * @example await api.organisations.setShapes(orgId, api.shapes.cases()[1].name)
+   */
   setShapes(orgId: string, shapes: Shapes): Promise<void> {
     return this.#deps.transactions.transact((ctx) => setOrganisationShapes(ctx, orgId, shapes))
   }
 
+  /**
+   * Removes an organisation and everything of it: keys, groups, paths, users, journal entries,
+   * faults and deliveries. Rejects with 404 `Not found` for one the mock does not have.
+   */
   async remove(orgId: string): Promise<void> {
     await this.#deps.transactions.transact(async (ctx) => {
       if (!this.has(orgId)) throw new ApiError('notFound')
@@ -150,6 +143,11 @@ export class TenantControls {
     this.credentials = this.credentials.filter((c) => c.orgId !== orgId)
   }
 
+  /**
+   * Creates or replaces user `id` of `orgId` in the exact state `user` declares (a data-file user
+   * without `orgId` and `id`). Rejects with 404 `Not found` for an unknown organisation, and a
+   * `TypeError` for invalid input.
+   */
   async putUser(orgId: string, id: string, user: PutUser): Promise<PutUserResult> {
     return this.#deps.transactions.transact(async (ctx) => ({
       created: await putUser(ctx, orgId, id, user),
