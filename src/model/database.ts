@@ -1,30 +1,13 @@
-import * as z from 'zod'
 import { fastParseOf } from '../api/fast-accept.ts'
-import { afterReadyInput, timestampMs } from '../base/time.ts'
-import {
-  type CollectionName,
-  type CredentialCollectionName,
-  collectionNames,
-  collectionTable,
-  forEachCollection,
-  hasOrgId,
-  type ModelCollectionName,
-  modelCollectionNames,
-  type RecordSchemaOf,
-  type UserCollectionName,
-  userCollectionNames,
-} from './collections.ts'
-import { CredentialStore } from './credential-store.ts'
-import { type CollectionObserver, GroupIndex, OrgIndex, UniqueIndex } from './indexes.ts'
-import {
-  adoptStaged,
-  PartitionedCollection,
-  type StoredOf,
-  stageRecords,
-} from './partitioned-collection.ts'
-import { type SignInTokenRecord, sameFieldValue, type WebViewSessionRecord } from './records.ts'
-import { SecretFingerprints } from './secret-fingerprints.ts'
-import { TimeOrder } from './time-order.ts'
+import { afterReadyInput } from '../base/time.ts'
+import { type CollectionName, collectionNames, collectionTable } from './collections.ts'
+import { copyRecord, IndexedRecords } from './indexed-records.ts'
+import type { MockState } from './mock-state.ts'
+import { sameFieldValue } from './records.ts'
+
+// The store's callers name these here: each is declared beside what it describes.
+export type { Collections } from './indexed-records.ts'
+export { emptyState, type MockState, mockStateSchema } from './mock-state.ts'
 
 /** How many records a load creates between two turns of the event loop. */
 const loadSlice = 2048
@@ -75,46 +58,6 @@ export function isGenerated(state: Partial<MockState>): boolean {
   return generatedStates.has(state)
 }
 
-/**
- * The `@msw/data` collections that hold the model a test reads and seeds: organisations, API keys
- * (hashed), users, groups, learning paths, progress, certificates. A consumer may read them with
- * `@msw/data`'s query API and seed them with `create`. Each is partitioned (see
- * {@link PartitionedCollection}) so that a write costs the same at any size. Sign-in tokens and
- * web-view sessions are not among them: they live in stores of their own (see {@link Database}),
- * and `state()` lists them.
- *
- * @example
- * const archived = api.db.users.findMany((q) => q.where({ registrationStatus: 'archived' }))
- */
-export function createCollections(): Collections {
-  return Object.fromEntries(
-    modelCollectionNames.map((name) => [
-      name,
-      new PartitionedCollection({ schema: collectionTable[name].schema }),
-    ]),
-  ) as Collections
-}
-
-/** One partitioned `@msw/data` collection for each collection of the model (see {@link createCollections}). */
-export type Collections = {
-  [C in ModelCollectionName]: PartitionedCollection<RecordSchemaOf<C>>
-}
-
-/** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
-export const mockStateSchema = z.strictObject(
-  forEachCollection<{ [C in CollectionName]: z.ZodArray<RecordSchemaOf<C>> }>((name) =>
-    z.array(collectionTable[name].schema),
-  ),
-)
-
-/** Every record of the mock, as plain data: what `state()` returns and a dataset seeds. */
-export type MockState = z.output<typeof mockStateSchema>
-
-/** A state without a record: every collection empty. */
-export function emptyState(): MockState {
-  return forEachCollection<MockState>(() => [])
-}
-
 /** One change to the records: a record written (created or changed in place) or removed. */
 export type StateChange = {
   [C in keyof MockState]: { collection: C; op: 'put' | 'delete'; record: MockState[C][number] }
@@ -141,89 +84,12 @@ export interface PendingChanges {
   bytes: number
 }
 
-/** A record as collection `C` of `api.db` holds it (named, so that declarations can name it). */
-type Stored<C extends ModelCollectionName> = StoredOf<RecordSchemaOf<C>>
-
-/** A collection or a credential store, as the operations on every record use either. */
-interface RecordHolder {
-  create(record: never): unknown
-  delete(record: never): unknown
-  all(): object[]
-  observe(observer: CollectionObserver<never>): void
-}
-
 /**
- * The collections and the credential stores, with the indexes the rules look records up by, so
- * that no lookup by `(orgId, id)`, key, token or user scans a collection. A reset builds a new
- * `Database` rather than clearing this one.
+ * The records of a mock with their indexes ({@link IndexedRecords}), whose every change is logged,
+ * to be taken back, and measured against `maxStateBytes`. A reset builds a new `Database` rather
+ * than clearing this one.
  */
-export class Database {
-  readonly collections: Collections = createCollections()
-  /** The sign-in tokens, by the hash of each token: not an `@msw/data` collection. */
-  readonly signInTokens = new CredentialStore<SignInTokenRecord>((r) => r.tokenHash)
-  /** The web-view sessions, by the hash of each session id: not an `@msw/data` collection. */
-  readonly webViewSessions = new CredentialStore<WebViewSessionRecord>((r) => r.sessionHash)
-  readonly organisations = new UniqueIndex<Stored<'organisations'>>(
-    this.collections.organisations,
-    (r) => r.orgId,
-  )
-  readonly apiKeys = new UniqueIndex<Stored<'apiKeys'>>(this.collections.apiKeys, (r) => r.keyHash)
-  readonly users = new OrgIndex<Stored<'users'>>(this.collections.users, (r) => r.id)
-  readonly usersByUserId = new UniqueIndex<Stored<'users'>>(this.collections.users, (r) => r.userId)
-  readonly userGroups = new OrgIndex<Stored<'userGroups'>>(
-    this.collections.userGroups,
-    (r) => r.groupId,
-  )
-  readonly learningPaths = new OrgIndex<Stored<'learningPaths'>>(
-    this.collections.learningPaths,
-    (r) => r.learningPathId,
-  )
-  readonly learningProgress = new UniqueIndex<Stored<'learningProgress'>>(
-    this.collections.learningProgress,
-    (r) => r.userId,
-  )
-  readonly certificates = new GroupIndex<Stored<'certificates'>>(
-    this.collections.certificates,
-    (r) => r.userId,
-  )
-  readonly signInTokensByUserId = new GroupIndex(this.signInTokens, (r) => r.userId)
-  readonly signInTokensByExpiry = new TimeOrder(this.signInTokens, (r) => timestampMs(r.expiresAt))
-  readonly webViewSessionsByUserId = new GroupIndex(this.webViewSessions, (r) => r.userId)
-  readonly organisationStarts = new UniqueIndex<Stored<'organisationStarts'>>(
-    this.collections.organisationStarts,
-    (r) => r.orgId,
-  )
-  readonly organisationShapes = new UniqueIndex<Stored<'organisationShapes'>>(
-    this.collections.organisationShapes,
-    (r) => r.orgId,
-  )
-  readonly userShapes = new UniqueIndex<Stored<'userShapes'>>(
-    this.collections.userShapes,
-    (r) => r.userId,
-  )
-  readonly webViewSessionsByStart = new TimeOrder(this.webViewSessions, (r) =>
-    timestampMs(r.createdAt),
-  )
-  /** The secrets held in clear since the start, for the journal's redaction to find. */
-  readonly secretFingerprints = new SecretFingerprints({
-    apiKeys: this.collections.apiKeys,
-    signInTokens: this.signInTokens,
-    webViewSessions: this.webViewSessions,
-  })
-  /**
-   * The records of a user, by its `userId`, in each collection whose records belong to one: what
-   * {@link removeRecordsOf} removes.
-   */
-  readonly #byUser: {
-    [C in UserCollectionName]: (userId: string) => readonly object[]
-  } = {
-    learningProgress: (userId) =>
-      [this.learningProgress.get(userId)].filter((r) => r !== undefined),
-    certificates: (userId) => this.certificates.get(userId),
-    signInTokens: (userId) => this.signInTokensByUserId.get(userId),
-    webViewSessions: (userId) => this.webViewSessionsByUserId.get(userId),
-    userShapes: (userId) => [this.userShapes.get(userId)].filter((r) => r !== undefined),
-  }
+export class Database extends IndexedRecords {
   /** The changes of the operation under way, oldest first (see {@link pending}). */
   #log: Logged[] = []
   /**
@@ -249,8 +115,9 @@ export class Database {
   #bytes = 0
 
   constructor() {
+    super()
     for (const collection of collectionNames) {
-      this.#holder(collection).observe({
+      this.holderOf(collection).observe({
         added: (record) => {
           if (this.#logging) this.#log.push({ collection, op: 'put', record, created: true })
         },
@@ -384,11 +251,11 @@ export class Database {
       // A record removed and created again is a new object: later changes name the old one.
       const recreated = new Map<object, object>()
       for (const change of log.reverse()) {
-        const collection = this.#holder(change.collection)
+        const collection = this.holderOf(change.collection)
         const record = recreated.get(change.record) ?? change.record
         if (change.op === 'delete') {
           // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
-          const copy = (await collection.create(copyOf(record) as never)) as object
+          const copy = (await collection.create(copyRecord(record) as never)) as object
           recreated.set(change.record, copy)
           const size = this.#sizes.get(change.record)
           this.#sizes.delete(change.record)
@@ -420,23 +287,23 @@ export class Database {
   async load(state: Partial<MockState>, { owns = false } = {}): Promise<void> {
     this.#loading = true
     try {
-      await this.#place(state, owns)
+      await this.#loadRecords(state, owns)
     } finally {
       this.#loading = false
     }
     this.#log = []
     this.confirm()
-    this.adopted = this.#adoptStaged()
+    this.adoptPlaced()
   }
 
-  async #place(state: Partial<MockState>, owns: boolean): Promise<void> {
+  async #loadRecords(state: Partial<MockState>, owns: boolean): Promise<void> {
     let loaded = 0
     const parsed = parsedStates.has(state)
     // A long load lets the event loop turn: a container's PID 1 honours SIGTERM only there.
     const turn = () => new Promise<void>((resolve) => afterReadyInput(resolve))
     for (const name of collectionNames) {
       let records: readonly object[] = state[name] ?? []
-      const parse = !parsed ? loadParseOf(name) : owns ? undefined : copyOf
+      const parse = !parsed ? loadParseOf(name) : owns ? undefined : copyRecord
       if (parse) {
         const copies: object[] = []
         for (const record of records) {
@@ -445,95 +312,13 @@ export class Database {
         }
         records = copies
       }
-      if (isCredential(name)) for (const record of records) this[name].create(record as never)
-      else stageRecords(this.collections[name] as never, records as never)
+      this.place(name, records)
       // Added up, no size kept for each (see `#sizeOf`).
       for (const record of records) {
         this.#bytes += JSON.stringify(record).length
         if (++loaded % loadSlice === 0) await turn()
       }
     }
-  }
-
-  /**
-   * Resolves once every record {@link load} staged is in `@msw/data` (or {@link stopAdoption} has
-   * stopped the work): from then on `api.db`'s hooks see every record as `@msw/data`'s.
-   */
-  adopted: Promise<void> = Promise.resolve()
-  readonly #adoption = new AbortController()
-
-  async #adoptStaged(): Promise<void> {
-    for (const name of modelCollectionNames) {
-      await adoptStaged(this.collections[name] as never, this.#adoption.signal)
-    }
-  }
-
-  /** Stops the background adoption: a reset or a new load has replaced this database. */
-  stopAdoption(): void {
-    this.#adoption.abort()
-  }
-
-  /**
-   * Creates a copy of every record of `state` as a change of the operation under way: written,
-   * measured and taken back with it (an organisation created or reset at run time).
-   */
-  async add(state: Partial<MockState>): Promise<void> {
-    for (const name of collectionNames) {
-      for (const record of state[name] ?? []) await this.#create(name, copyOf(record))
-    }
-  }
-
-  /** Every record, one array per collection: the stored objects themselves, not copies. */
-  records(): MockState {
-    return forEachCollection<MockState>((name) => this.#holder(name).all())
-  }
-
-  /**
-   * Removes every record that belongs to user `userId` (the collections the table marks `ofUser`):
-   * what a delete removes with the user.
-   */
-  removeRecordsOf(userId: string): void {
-    for (const name of userCollectionNames) {
-      const holder = this.#holder(name)
-      for (const record of this.#byUser[name](userId)) holder.delete(record as never)
-    }
-  }
-
-  /**
-   * Removes organisation `orgId` and every record of it: its users with everything a delete
-   * removes, and every record that carries its `orgId`. Scans each collection once: for the
-   * controls that remove or reset one organisation, not for an API call.
-   */
-  removeOrganisation(orgId: string): void {
-    for (const user of this.collections.users.all().filter((u) => u.orgId === orgId)) {
-      this.removeRecordsOf(user.userId)
-    }
-    for (const name of collectionNames) {
-      if (!hasOrgId(name)) continue
-      const holder = this.#holder(name)
-      for (const record of holder.all() as { orgId: string }[]) {
-        if (record.orgId === orgId) holder.delete(record as never)
-      }
-    }
-  }
-
-  /** Where the records of collection `name` live: its `@msw/data` collection, or its store. */
-  #holder(name: CollectionName): RecordHolder {
-    return isCredential(name) ? this[name] : this.collections[name]
-  }
-
-  /**
-   * Stores a copy of `record` in collection `name`, validated by its schema: `@msw/data`'s
-   * `create` for the model, the schema's parse (which copies) for a credential store.
-   */
-  #create(name: CollectionName, record: object): unknown {
-    if (!isCredential(name)) return this.collections[name].create(record as never)
-    return this[name].create(collectionTable[name].schema.parse(record) as never)
-  }
-
-  /** A deep, plain copy of every record, one array per collection. */
-  snapshot(): MockState {
-    return structuredClone(this.records())
   }
 }
 
@@ -549,10 +334,6 @@ export function isParsedState(state: Partial<MockState>): boolean {
         JSON.stringify(collectionTable[name].schema.parse(record)) === JSON.stringify(record),
     ),
   )
-}
-
-function isCredential(name: CollectionName): name is CredentialCollectionName {
-  return 'credential' in collectionTable[name]
 }
 
 /**
@@ -573,14 +354,4 @@ function resizedBy(record: object, before: object | undefined, old: number | und
     size += to.length - from.length
   }
   return size
-}
-
-/** A copy of a record: its fields are strings, numbers, `null` and arrays of strings. */
-function copyOf<R extends object>(record: R): R {
-  const copy = { ...record } as Record<string, unknown>
-  for (const key in copy) {
-    const value = copy[key]
-    if (Array.isArray(value)) copy[key] = [...value]
-  }
-  return copy as R
 }
