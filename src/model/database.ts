@@ -1,11 +1,12 @@
 import { fastParseOf } from '../api/fast-accept.ts'
 import { afterReadyInput } from '../base/time.ts'
+import { ChangeLog, type TakenBack } from './change-log.ts'
 import { type CollectionName, collectionNames, collectionTable } from './collections.ts'
 import { copyRecord, IndexedRecords } from './indexed-records.ts'
 import type { MockState } from './mock-state.ts'
-import { sameFieldValue } from './records.ts'
 
 // The store's callers name these here: each is declared beside what it describes.
+export type { StateChange } from './change-log.ts'
 export type { Collections } from './indexed-records.ts'
 export { emptyState, type MockState, mockStateSchema } from './mock-state.ts'
 
@@ -58,19 +59,6 @@ export function isGenerated(state: Partial<MockState>): boolean {
   return generatedStates.has(state)
 }
 
-/** One change to the records: a record written (created or changed in place) or removed. */
-export type StateChange = {
-  [C in keyof MockState]: { collection: C; op: 'put' | 'delete'; record: MockState[C][number] }
-}[keyof MockState]
-
-/** A change of the operation under way, as {@link Database.undo} takes it back. */
-type Logged = StateChange & {
-  /** A record created by the operation (rather than changed in place). */
-  created?: true
-  /** The fields a change in place replaced, as they were. */
-  before?: object
-}
-
 /** One operation's changes, measured: what a state file writes, and the state's size after them. */
 export interface PendingChanges {
   /**
@@ -90,20 +78,14 @@ export interface PendingChanges {
  * than clearing this one.
  */
 export class Database extends IndexedRecords {
-  /** The changes of the operation under way, oldest first (see {@link pending}). */
-  #log: Logged[] = []
+  /** What the operation under way and the operations held changed, to take back. */
+  readonly #changes = new ChangeLog((name) => this.holderOf(name))
   /**
-   * The changes of the operations held since the last {@link confirm}, oldest first, with the
-   * size of each record they wrote and of the state as they were before them: what
-   * {@link undoHeld} takes back when their commit fails.
+   * The size of each record the operations held since the last {@link confirm} wrote, and of the
+   * state, as they were before them: what {@link undoHeld} restores when their commit fails.
    */
-  #held: Logged[] = []
   readonly #heldSizes = new Map<object, number | undefined>()
   #heldBytes = 0
-  /** Set while {@link undo} runs: what it does is not a change to take back. */
-  #undoing = false
-  /** Set while {@link load} places its records: they are the start, not a change. */
-  #loading = false
   /**
    * The JSON size of each record measured since the load, in characters; a record loaded and
    * never changed since is measured when it first changes or leaves (see {@link #sizeOf}). A
@@ -114,18 +96,16 @@ export class Database extends IndexedRecords {
   /** The JSON size of every record, in characters: what `maxStateBytes` bounds. */
   #bytes = 0
 
-  constructor() {
-    super()
-    for (const collection of collectionNames) {
-      this.holderOf(collection).observe({
-        added: (record) => {
-          if (this.#logging) this.#log.push({ collection, op: 'put', record, created: true })
-        },
-        removed: (record) => {
-          if (this.#logging) this.#log.push({ collection, op: 'delete', record })
-        },
-      })
-    }
+  /** The sizes of the records a take-back re-creates or removes. */
+  readonly #takenBack: TakenBack = {
+    recreated: (record, copy) => {
+      const size = this.#sizes.get(record)
+      this.#sizes.delete(record)
+      if (size !== undefined) this.#sizes.set(copy, size)
+    },
+    removed: (record) => {
+      this.#sizes.delete(record)
+    },
   }
 
   /** The JSON size of every record kept, in characters (an operation under way aside). */
@@ -144,17 +124,9 @@ export class Database extends IndexedRecords {
     record: MockState[C][number],
     fields: Partial<MockState[C][number]>,
   ): void {
-    const held = record as Record<string, unknown>
-    const before: Record<string, unknown> = {}
     // Measured as it was, before the first change since the load.
     if (!this.#sizes.has(record)) this.#sizes.set(record, JSON.stringify(record).length)
-    for (const field in fields) {
-      const value = (fields as Record<string, unknown>)[field]
-      if (sameFieldValue(held[field], value)) continue
-      before[field] = held[field]
-      held[field] = value
-    }
-    if (this.#logging) this.#log.push({ collection, op: 'put', record, before } as Logged)
+    this.#changes.changeInPlace(collection, record, fields)
   }
 
   /**
@@ -166,7 +138,7 @@ export class Database extends IndexedRecords {
     let bytes = this.#bytes
     const sizes = new Map<object, number>()
     const written: PendingChanges['writes'] = []
-    for (const { collection, op, record, before, created } of this.#log) {
+    for (const { collection, op, record, before, created } of this.#changes.current) {
       const seen = sizes.get(record)
       const old = seen ?? (created ? undefined : this.#sizeOf(record))
       let size = 0
@@ -198,7 +170,7 @@ export class Database extends IndexedRecords {
       else this.#sizes.set(record, size)
     })
     this.#bytes = bytes
-    this.#log = []
+    this.#changes.accept()
   }
 
   /**
@@ -207,72 +179,38 @@ export class Database extends IndexedRecords {
    * {@link undoHeld} takes them all back.
    */
   hold(pending: PendingChanges): void {
-    if (this.#held.length === 0) this.#heldBytes = this.#bytes
+    if (this.#heldSizes.size === 0) this.#heldBytes = this.#bytes
     for (const record of pending.sizes.keys()) {
       if (!this.#heldSizes.has(record)) this.#heldSizes.set(record, this.#sizes.get(record))
     }
-    this.#held.push(...this.#log)
+    this.#changes.hold()
     this.accept(pending)
   }
 
   /** Makes final every operation held since the last confirm: their commit has returned. */
   confirm(): void {
-    this.#held = []
+    this.#changes.confirm()
     this.#heldSizes.clear()
   }
 
   /** Takes back every change of the operation under way: the records are as they were before it. */
-  async undo(): Promise<void> {
-    const log = this.#log
-    this.#log = []
-    await this.#takeBack(log)
+  undo(): Promise<void> {
+    return this.#changes.undo(this.#takenBack)
   }
 
   /**
    * Takes back every operation held since the last {@link confirm} (and the one under way, if
    * any), the latest first: the records are as they were before the first of them.
    */
-  async undoHeld(): Promise<void> {
-    const log = [...this.#held, ...this.#log]
+  undoHeld(): Promise<void> {
+    const held = this.#heldSizes.size > 0
     for (const [record, size] of this.#heldSizes) {
       if (size === undefined) this.#sizes.delete(record)
       else this.#sizes.set(record, size)
     }
-    if (this.#held.length > 0) this.#bytes = this.#heldBytes
-    this.#log = []
-    this.confirm()
-    await this.#takeBack(log)
-  }
-
-  /** Takes back the changes of `log`, the latest first. */
-  async #takeBack(log: Logged[]): Promise<void> {
-    this.#undoing = true
-    try {
-      // A record removed and created again is a new object: later changes name the old one.
-      const recreated = new Map<object, object>()
-      for (const change of log.reverse()) {
-        const collection = this.holderOf(change.collection)
-        const record = recreated.get(change.record) ?? change.record
-        if (change.op === 'delete') {
-          // A copy: `@msw/data` marks the records it stores, and a mark cannot be set twice.
-          const copy = (await collection.create(copyRecord(record) as never)) as object
-          recreated.set(change.record, copy)
-          const size = this.#sizes.get(change.record)
-          this.#sizes.delete(change.record)
-          if (size !== undefined) this.#sizes.set(copy, size)
-        } else if (change.created) {
-          collection.delete(record as never)
-          this.#sizes.delete(record)
-        } else Object.assign(record, change.before)
-      }
-    } finally {
-      this.#undoing = false
-    }
-  }
-
-  /** Whether a change now is one of the operation under way (not a load's, nor an undo's). */
-  get #logging(): boolean {
-    return !this.#undoing && !this.#loading
+    if (held) this.#bytes = this.#heldBytes
+    this.#heldSizes.clear()
+    return this.#changes.undoHeld(this.#takenBack)
   }
 
   /**
@@ -285,13 +223,8 @@ export class Database extends IndexedRecords {
    * `@msw/data` in the background ({@link adopted}), each object kept as it is.
    */
   async load(state: Partial<MockState>, { owns = false } = {}): Promise<void> {
-    this.#loading = true
-    try {
-      await this.#loadRecords(state, owns)
-    } finally {
-      this.#loading = false
-    }
-    this.#log = []
+    await this.#changes.quietly(() => this.#loadRecords(state, owns))
+    this.#changes.accept()
     this.confirm()
     this.adoptPlaced()
   }
