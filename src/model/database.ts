@@ -1,14 +1,16 @@
 import { fastParseOf } from '../api/fast-accept.ts'
 import { afterReadyInput } from '../base/time.ts'
-import { ChangeLog, type TakenBack } from './change-log.ts'
+import { ChangeLog } from './change-log.ts'
 import { type CollectionName, collectionNames, collectionTable } from './collections.ts'
 import { copyRecord, IndexedRecords } from './indexed-records.ts'
 import type { MockState } from './mock-state.ts'
+import { type PendingChanges, SizeLedger } from './size-ledger.ts'
 
 // The store's callers name these here: each is declared beside what it describes.
 export type { StateChange } from './change-log.ts'
 export type { Collections } from './indexed-records.ts'
 export { emptyState, type MockState, mockStateSchema } from './mock-state.ts'
+export type { PendingChanges } from './size-ledger.ts'
 
 /** How many records a load creates between two turns of the event loop. */
 const loadSlice = 2048
@@ -59,58 +61,31 @@ export function isGenerated(state: Partial<MockState>): boolean {
   return generatedStates.has(state)
 }
 
-/** One operation's changes, measured: what a state file writes, and the state's size after them. */
-export interface PendingChanges {
-  /**
-   * Each record written (its JSON) or removed (`json: null`), in the order they happened; none
-   * when {@link Database.pending} was told that no store writes them.
-   */
-  writes: { collection: CollectionName; record: object; json: string | null }[]
-  /** The JSON size of each record the changes touch once they are kept; 0 for one removed. */
-  sizes: Map<object, number>
-  /** The JSON size of every record once the changes are kept, in characters. */
-  bytes: number
-}
-
 /**
- * The records of a mock with their indexes ({@link IndexedRecords}), whose every change is logged,
- * to be taken back, and measured against `maxStateBytes`. A reset builds a new `Database` rather
- * than clearing this one.
+ * The store of a mock, in its three parts: the records with their indexes (it is an
+ * {@link IndexedRecords}), the log of what the operation under way changed, to take back
+ * ({@link ChangeLog}), and the JSON size of the state, which `maxStateBytes` bounds
+ * ({@link SizeLedger}). The rules change a record in place through {@link update}; the
+ * transactions measure each operation's changes ({@link pending}), then keep, hold or take them
+ * back. A reset builds a new `Database` rather than clearing this one.
+ *
+ * @example
+ * const db = new Database()
+ * await db.load(state)
+ * db.update('users', user, { firstName: 'Ada' })
+ * const pending = db.pending()
+ * if (pending.bytes <= limit) db.accept(pending)
+ * else await db.undo()
  */
 export class Database extends IndexedRecords {
   /** What the operation under way and the operations held changed, to take back. */
   readonly #changes = new ChangeLog((name) => this.holderOf(name))
-  /**
-   * The size of each record the operations held since the last {@link confirm} wrote, and of the
-   * state, as they were before them: what {@link undoHeld} restores when their commit fails.
-   */
-  readonly #heldSizes = new Map<object, number | undefined>()
-  #heldBytes = 0
-  /**
-   * The JSON size of each record measured since the load, in characters; a record loaded and
-   * never changed since is measured when it first changes or leaves (see {@link #sizeOf}). A
-   * `Map`, not a `WeakMap`: every record leaves through a logged change, which drops its entry,
-   * and a `WeakMap` costs five times as much to change (a token comes and goes on every identify).
-   */
-  readonly #sizes = new Map<object, number>()
-  /** The JSON size of every record, in characters: what `maxStateBytes` bounds. */
-  #bytes = 0
-
-  /** The sizes of the records a take-back re-creates or removes. */
-  readonly #takenBack: TakenBack = {
-    recreated: (record, copy) => {
-      const size = this.#sizes.get(record)
-      this.#sizes.delete(record)
-      if (size !== undefined) this.#sizes.set(copy, size)
-    },
-    removed: (record) => {
-      this.#sizes.delete(record)
-    },
-  }
+  /** The JSON size of the state, and of each record measured since the load. */
+  readonly #sizes = new SizeLedger()
 
   /** The JSON size of every record kept, in characters (an operation under way aside). */
   get bytes(): number {
-    return this.#bytes
+    return this.#sizes.bytes
   }
 
   /**
@@ -124,8 +99,7 @@ export class Database extends IndexedRecords {
     record: MockState[C][number],
     fields: Partial<MockState[C][number]>,
   ): void {
-    // Measured as it was, before the first change since the load.
-    if (!this.#sizes.has(record)) this.#sizes.set(record, JSON.stringify(record).length)
+    this.#sizes.measureBeforeChange(record)
     this.#changes.changeInPlace(collection, record, fields)
   }
 
@@ -135,41 +109,12 @@ export class Database extends IndexedRecords {
    * fields it changed, its JSON not built.
    */
   pending(writes = true): PendingChanges {
-    let bytes = this.#bytes
-    const sizes = new Map<object, number>()
-    const written: PendingChanges['writes'] = []
-    for (const { collection, op, record, before, created } of this.#changes.current) {
-      const seen = sizes.get(record)
-      const old = seen ?? (created ? undefined : this.#sizeOf(record))
-      let size = 0
-      if (op === 'put') {
-        const resized = writes || seen !== undefined ? undefined : resizedBy(record, before, old)
-        const json = resized === undefined ? JSON.stringify(record) : undefined
-        if (writes) written.push({ collection, record, json: json as string })
-        size = resized ?? (json as string).length
-      } else if (writes) written.push({ collection, record, json: null })
-      bytes += size - (old ?? 0)
-      sizes.set(record, size)
-    }
-    return { writes: written, sizes, bytes }
-  }
-
-  /**
-   * The JSON size of `record`, held before the operation under way and not changed by it yet:
-   * measured now if it was loaded and has not changed since.
-   */
-  #sizeOf(record: object): number {
-    return this.#sizes.get(record) ?? JSON.stringify(record).length
+    return this.#sizes.measure(this.#changes.current, writes)
   }
 
   /** Keeps the changes of the operation under way, measured by {@link pending}, for good. */
-  accept({ sizes, bytes }: PendingChanges): void {
-    // Not `for…of`: its entries are a new array each.
-    sizes.forEach((size, record) => {
-      if (size === 0) this.#sizes.delete(record)
-      else this.#sizes.set(record, size)
-    })
-    this.#bytes = bytes
+  accept(pending: PendingChanges): void {
+    this.#sizes.accept(pending)
     this.#changes.accept()
   }
 
@@ -179,23 +124,19 @@ export class Database extends IndexedRecords {
    * {@link undoHeld} takes them all back.
    */
   hold(pending: PendingChanges): void {
-    if (this.#heldSizes.size === 0) this.#heldBytes = this.#bytes
-    for (const record of pending.sizes.keys()) {
-      if (!this.#heldSizes.has(record)) this.#heldSizes.set(record, this.#sizes.get(record))
-    }
+    this.#sizes.hold(pending)
     this.#changes.hold()
-    this.accept(pending)
   }
 
   /** Makes final every operation held since the last confirm: their commit has returned. */
   confirm(): void {
     this.#changes.confirm()
-    this.#heldSizes.clear()
+    this.#sizes.confirm()
   }
 
   /** Takes back every change of the operation under way: the records are as they were before it. */
   undo(): Promise<void> {
-    return this.#changes.undo(this.#takenBack)
+    return this.#changes.undo(this.#sizes)
   }
 
   /**
@@ -203,14 +144,8 @@ export class Database extends IndexedRecords {
    * any), the latest first: the records are as they were before the first of them.
    */
   undoHeld(): Promise<void> {
-    const held = this.#heldSizes.size > 0
-    for (const [record, size] of this.#heldSizes) {
-      if (size === undefined) this.#sizes.delete(record)
-      else this.#sizes.set(record, size)
-    }
-    if (held) this.#bytes = this.#heldBytes
-    this.#heldSizes.clear()
-    return this.#changes.undoHeld(this.#takenBack)
+    this.#sizes.undoHeld()
+    return this.#changes.undoHeld(this.#sizes)
   }
 
   /**
@@ -246,9 +181,8 @@ export class Database extends IndexedRecords {
         records = copies
       }
       this.place(name, records)
-      // Added up, no size kept for each (see `#sizeOf`).
       for (const record of records) {
-        this.#bytes += JSON.stringify(record).length
+        this.#sizes.loaded(record)
         if (++loaded % loadSlice === 0) await turn()
       }
     }
@@ -267,24 +201,4 @@ export function isParsedState(state: Partial<MockState>): boolean {
         JSON.stringify(collectionTable[name].schema.parse(record)) === JSON.stringify(record),
     ),
   )
-}
-
-/**
- * The JSON size of `record` changed in place from `before` (the fields it replaced, as they
- * were), when it was `old` characters: `old` plus what each changed value's JSON adds, a value
- * left the same adding nothing. `undefined` when that is not exact (no size known, a change in
- * place unknown, a field that is or was absent from the JSON): then the JSON is measured.
- */
-function resizedBy(record: object, before: object | undefined, old: number | undefined) {
-  if (before === undefined || old === undefined) return undefined
-  let size = old
-  for (const field in before) {
-    const was = (before as Record<string, unknown>)[field]
-    const now = (record as Record<string, unknown>)[field]
-    if (now === was && was !== undefined) continue
-    const [from, to] = [JSON.stringify(was), JSON.stringify(now)] as (string | undefined)[]
-    if (from === undefined || to === undefined) return undefined
-    size += to.length - from.length
-  }
-  return size
 }
