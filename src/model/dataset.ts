@@ -1,5 +1,5 @@
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
-import type { MockState } from './database.ts'
+import type { MockState } from './mock-state.ts'
 
 /** The credentials a client can use: each organisation with its API keys in clear. */
 export interface Credentials {

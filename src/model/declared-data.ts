@@ -4,8 +4,8 @@ import { InvalidInput } from '../base/errors.ts'
 import { jsonPath } from '../base/issues.ts'
 import { hashSecret } from '../base/secrets.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
-import { emptyState, type MockState } from './database.ts'
 import type { Credentials, Dataset } from './dataset.ts'
+import { emptyState, type MockState } from './mock-state.ts'
 import type { ApiKeyRecord, LearningPathRecord } from './records.ts'
 
 /**

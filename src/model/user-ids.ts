@@ -1,5 +1,5 @@
 import { collectionNames } from './collections.ts'
-import type { MockState } from './database.ts'
+import type { MockState } from './mock-state.ts'
 
 /**
  * `state` with a new `userId` (from `generate`) for each of its users whose `userId` `held`
