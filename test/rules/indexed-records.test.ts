@@ -56,7 +56,7 @@ function organisation(orgId: string): MockState {
     webViewSessions: [{ sessionHash: `${orgId}-session-hash`, userId, orgId, createdAt: at }],
     organisationStarts: [{ orgId, records: '{}' }],
     organisationShapes: [{ orgId, shapes: null, variedUsers: 0 }],
-    userShapes: [{ userId, shapeCase: 'full' }],
+    userShapes: [{ userId, shapeCase: 'nulls' }],
   }
 }
 
@@ -104,7 +104,7 @@ describe('IndexedRecords', () => {
     expect(records.webViewSessionsByStart.first()?.record).toBe(session)
     expect(records.organisationStarts.get('acme')?.records).toBe('{}')
     expect(records.organisationShapes.get('acme')?.variedUsers).toBe(0)
-    expect(records.userShapes.get('acme-user-1')?.shapeCase).toBe('full')
+    expect(records.userShapes.get('acme-user-1')?.shapeCase).toBe('nulls')
   })
 
   it('validates what it adds: a model record by @msw/data, a credential by its schema', async () => {
