@@ -7,6 +7,9 @@
  *   npm run bench -- --only=1,6   # some sections (6: 60 s of sustained identify; 7: the state file,
  *                                 # memory after a reset and under a slow-body flood;
  *                                 # 8: importing the package, and a vitest suite)
+ *   npm run bench -- --only=1 --against=d7b89d5
+ *                                 # section 1 with that commit's server run beside this one too,
+ *                                 # judged round by round (a change's cost, on a noisy machine)
  *
  * HTTP load comes from autocannon (10 connections, 32 for sections 1 and 7, to 127.0.0.1 only;
  * section 1 also runs WireMock, which needs Java, mountebank and Prism), micro-benchmarks from
@@ -61,6 +64,8 @@ import { reproduceLeak } from './msw-leak.ts'
 import { soak } from './soak.ts'
 
 const quick = process.argv.includes('--quick')
+/** A commit whose server section 1 also runs, beside this checkout's (`--against=COMMIT`). */
+const against = process.argv.find((a) => a.startsWith('--against='))?.slice('--against='.length)
 const plan = quick
   ? {
       throughput: { duration: 1, warmUp: 1, maxWarmUp: 3 },
@@ -174,6 +179,7 @@ async function throughput() {
   const target = identifyUpdates(mock.url, benchKey, 'X', 'bench-user')
   const sample = await send(target)
   const earlier = checkoutOf(baselineCommit)
+  const compared = against === undefined ? undefined : checkoutOf(against)
   const servers: Record<
     string,
     { url: string; pid: number; stop(): unknown } | { unavailable: string }
@@ -182,6 +188,12 @@ async function throughput() {
     mock,
     before:
       'folder' in earlier ? await startMockServer(sizedOptions(small), earlier.folder) : earlier,
+    ...(compared && {
+      against:
+        'folder' in compared
+          ? await startMockServer(sizedOptions(small), compared.folder)
+          : compared,
+    }),
     wiremock: await startWireMock(sample.body),
     mountebank: await startMountebank(sample.body),
     prism: await startPrism(),
@@ -190,6 +202,7 @@ async function throughput() {
     bare: 'bare node:http, fixed JSON of the same size',
     mock: 'standalone server, identify (update)',
     before: `the same server as it was when the goals were set (${baselineCommit})`,
+    against: `the same server at ${against}`,
     wiremock: `WireMock ${wiremockVersion} standalone, one stub (stateless, JVM)`,
     mountebank: `mountebank ${mountebankVersion}, one imposter, keep-alive`,
     prism: `Prism mock (${prismPackage}, logging off)`,
@@ -255,6 +268,34 @@ async function throughput() {
     }
     const ours = measured.mock
     const bare = measured.bare
+    type Run = { okPerSecond: number; cpuUsPerCall: number }
+    const byKey = samples as Record<string, Run[] | undefined>
+    const mine = byKey.mock
+    const theirs = byKey.against
+    if (mine && theirs) {
+      // Each round's own ratio, the two runs of a round side by side: the machine's slow spells
+      // fall on both, where the ratio of two medians mixes rounds.
+      const paired = (of: (run: Run) => number) =>
+        median(mine.map((run, i) => of(run) / of(theirs[i] as Run)))
+      const calls = paired((run) => run.okPerSecond)
+      const cpu = paired((run) => run.cpuUsPerCall)
+      figures.push({
+        goal: 1,
+        name: `standalone server calls/s against ${against}'s, round by round`,
+        measured: `median of ${mine.length} rounds' ratios`,
+        target: '≥ 0.95 × (within 5 %)',
+        ratio: calls,
+        met: calls >= 0.95,
+      })
+      figures.push({
+        goal: 1,
+        name: `standalone server CPU a call against ${against}'s, round by round`,
+        measured: `median of ${mine.length} rounds' ratios`,
+        target: '≤ 1.05 × (within 5 %)',
+        ratio: cpu,
+        met: cpu <= 1.05,
+      })
+    }
     const wiremock = measured.wiremock
     const before = measured.before
     if (ours && before) {
@@ -357,6 +398,7 @@ async function throughput() {
       if ('stop' in server) await server.stop()
     }
     if ('remove' in earlier) earlier.remove()
+    if (compared && 'remove' in compared) compared.remove()
   }
 }
 
