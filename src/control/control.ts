@@ -266,14 +266,25 @@ export function createControlHandler(
         )
       }
     }
-    // Read only for a request let in: a stranger's body costs the server nothing.
-    const body = await request.readBody()
+    // Read only for a request let in, and only by a route that takes a body: a stranger's body,
+    // or one sent to the health check, the inspector's files or a read, costs the server nothing.
+    const body = takesBody(request) ? await request.readBody() : { body: null }
     if (body === undefined) return undefined
     const read: WireRequest = { ...request, ...body }
     if (!isJsonOrBodiless(read)) {
       return refuse("A control request's body must be sent with Content-Type: application/json.")
     }
     return handleControl(core, read)
+  }
+}
+
+/** Whether the route a request names takes a body (`POST` and `PUT`); not a path no route has. */
+function takesBody(request: RequestHead): boolean {
+  try {
+    const { route } = matchControlRoute(request.method, pathnameOf(request.target))
+    return route.method === 'POST' || route.method === 'PUT'
+  } catch {
+    return false
   }
 }
 

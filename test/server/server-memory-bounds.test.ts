@@ -126,6 +126,35 @@ describe('connections and bodies', () => {
   })
 })
 
+describe('requests that read no body', () => {
+  it('health and the inspector files answer at once, holding nothing of the budget of bodies', async () => {
+    // 64 of them announce 1 MiB each and send a little: read, they would take all 64 MiB.
+    const paths = ['/__mock/health', '/__mock/', '/__mock/inspector.css', '/__mock/inspector.js']
+    const flood: RawConnection[] = []
+    for (let i = 0; i < 64; i++) {
+      const conn = await connect()
+      await writeAll(
+        conn.socket,
+        `GET ${paths[i % paths.length]} HTTP/1.1\r\nHost: localhost\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${mib}\r\n\r\n{"x":`,
+      )
+      flood.push(conn)
+    }
+    for (const conn of flood) {
+      await conn.waitFor(/^HTTP\/1\.1 200 OK\r\n/)
+      expect(firstResponse(conn.received()).head).toContain('connection: close')
+    }
+    // A tenant's call with a body is read meanwhile, not refused for want of budget.
+    const answer = await fetch(`${server.url}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'during', orgId: server.core.credentials[0]?.orgId }),
+    })
+    expect(answer.status).toBe(200)
+    await closeAll()
+  })
+})
+
 describe('GET /__mock/state', () => {
   it('is written in pieces as it is read, while other requests are answered', async () => {
     const orgId = server.core.credentials[0]?.orgId
