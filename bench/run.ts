@@ -21,7 +21,7 @@ import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createMockApi } from '../src/root/create-mock-api.ts'
-import { maxBodiesBytes } from '../src/server/listener.ts'
+import { maxBodiesBytes } from '../src/server/body-budget.ts'
 import { checkoutOf } from './lib/checkout.ts'
 import { slowBodyFlood } from './lib/flood.ts'
 import {

@@ -101,27 +101,64 @@ describe('connections and bodies', () => {
     expect((await fetch(`${server.url}/__mock/health`)).status).toBe(200)
   })
 
-  it('holds at most 64 MiB of bodies being read: a slow body past it gets 503 at once', async () => {
-    // Authenticated clients, each announcing 1 MiB and sending a little of it.
-    for (let i = 0; i < 64; i++) {
-      const conn = await connect()
-      await writeAll(conn.socket, `${identifyHead(key, mib)}{"id":`)
-    }
+  /** Opens a connection that sends `head` and the start of the 1 MiB body it announces. */
+  async function slowBody(head: string): Promise<RawConnection> {
+    const conn = await connect()
+    await writeAll(conn.socket, `${head}{"id":`)
+    return conn
+  }
+
+  /** A tenant's identify, answered while the floods hold what they hold. */
+  async function identify(apiKey: string, orgId: string | undefined) {
+    return fetch(`${server.url}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'during-the-flood', orgId }),
+    })
+  }
+
+  const controlHead = (length: number) =>
+    'POST /__mock/faults HTTP/1.1\r\nHost: localhost\r\n' +
+    `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+  it.each([
+    ["one tenant's key", () => identifyHead(key, mib)],
+    ['the controls without a token', () => controlHead(mib)],
+  ])(
+    'holds at most 16 MiB of slow bodies sent with %s: the rest get 503, another tenant is answered',
+    async (_, head) => {
+      const flood: RawConnection[] = []
+      for (let i = 0; i < 64; i++) flood.push(await slowBody(head()))
+      await sleep(500)
+      // A quarter of the budget is held; every body past it was refused at once.
+      const refused = flood.filter((conn) => conn.isClosed())
+      expect(refused).toHaveLength(48)
+      for (const conn of refused) expect(firstResponse(conn.received()).body).toBe(unavailable)
+      const other = server.core.credentials[1]
+      const answer = await identify(other?.apiKeys[0] ?? '', other?.orgId)
+      expect(answer.status).toBe(200)
+      // The 16 held are still waiting for their bodies.
+      expect(flood.filter((conn) => !conn.isClosed())).toHaveLength(16)
+      await closeAll()
+    },
+  )
+
+  it('holds at most 64 MiB of bodies being read in all: a slow body past it gets 503 at once', async () => {
+    // Four sources, each holding its share: three tenants' keys and the controls without a token.
+    const keys = [key, server.core.credentials[1]?.apiKeys[0] ?? '']
+    keys.push((await server.core.organisations.create()).apiKey)
+    const heads = [...keys.map((k) => identifyHead(k, mib)), controlHead(mib)]
+    for (const head of heads) for (let i = 0; i < 16; i++) await slowBody(head)
     await sleep(500)
-    const extra = await connect()
-    await writeAll(extra.socket, `${identifyHead(key, mib)}{"id":`)
+    const fifth = (await server.core.organisations.create()).apiKey
+    const extra = await slowBody(identifyHead(fifth, mib))
     await extra.closed
     const response = firstResponse(extra.received())
     expect(response.statusLine).toBe('HTTP/1.1 503 Service Unavailable')
     expect(response.body).toBe(unavailable)
     // Once they are gone, the budget is free again.
     await closeAll()
-    const body = JSON.stringify({ id: 'after', orgId: server.core.credentials[0]?.orgId })
-    const answer = await fetch(`${server.url}/api/v1/users/identify`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
-    })
+    const answer = await identify(key, server.core.credentials[0]?.orgId)
     expect(answer.status).toBe(200)
   })
 })
