@@ -47,7 +47,7 @@ export const serverOptionsSchema = mockApiOptionsSchema
     maxConnections: wholeNumber(1)
       .default(1_000)
       .describe(
-        'connections open at once at most: a request on one more answers 503 and is closed',
+        'connections open at once at most: one more closes the connection idle the longest; when every one has a request under way, its request answers 503 and it is closed',
       ),
     stateFile: z
       .string()

@@ -1,10 +1,11 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { parseOptions } from '../base/errors.ts'
 import { andThen } from '../base/maybe-promise.ts'
 import { unsupportedNode } from '../base/node-support.ts'
 import { MockCore } from '../core/mock-core.ts'
+import { ConnectionPool } from './connection-pool.ts'
 import {
   answerExpectation,
   clientErrorResponse,
@@ -53,12 +54,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = own
   const { maxRequestsPerSocket, maxConnections } = own
   const frontDoor = { allowedHosts, cors }
-  let connections = 0
+  const connections = new ConnectionPool(maxConnections)
   const listenerOptions = {
     control: { enabled: control, token: controlToken },
     maxRequestsPerSocket,
     maxConnections,
-    openConnections: () => connections,
+    openConnections: () => connections.size,
     frontDoor,
   }
   const store =
@@ -90,10 +91,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     },
     createRequestListener(site, listenerOptions),
   )
-  server.on('connection', (socket) => {
-    connections++
-    socket.once('close', () => connections--)
-  })
+  server.on('connection', (socket: Socket) => connections.opened(socket))
+  server.on('request', (req, res) => connections.busy(req.socket, res))
   server.keepAliveTimeout = keepAliveTimeoutMs
   server.on('connect', createConnectListener(site.answer))
   server.on('checkExpectation', answerExpectation)

@@ -88,8 +88,24 @@ describe('a stranger', () => {
 })
 
 describe('connections and bodies', () => {
-  it('answers 503 at once past maxConnections, closing the connection, and serves again after', async () => {
-    for (let i = 0; i < 80; i++) await connect()
+  it('closes the connection idle the longest for one past maxConnections, which is served', async () => {
+    const idle: RawConnection[] = []
+    for (let i = 0; i < 80; i++) idle.push(await connect())
+    await sleep(200)
+    const extra = await connect()
+    await writeAll(extra.socket, 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await extra.waitFor(/^HTTP\/1\.1 200 OK\r\n/)
+    await idle[0]?.closed
+    expect(idle.filter((conn) => conn.isClosed())).toEqual([idle[0]])
+    await closeAll()
+  })
+
+  it('answers 503 at once past maxConnections when every connection has a request under way', async () => {
+    // Each sends its head and part of a small body: a request under way, not idle.
+    for (let i = 0; i < 80; i++) {
+      const conn = await connect()
+      await writeAll(conn.socket, `${identifyHead(key, 100)}{"id":`)
+    }
     await sleep(200)
     const extra = await connect()
     await writeAll(extra.socket, 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n')
@@ -161,6 +177,32 @@ describe('connections and bodies', () => {
     const answer = await identify(key, server.core.credentials[0]?.orgId)
     expect(answer.status).toBe(200)
   })
+})
+
+describe('idle connections', () => {
+  it('1,001 idle sockets on the default cap of 1,000 lock nobody out: a call after them is answered', async () => {
+    const defaults = await startServer({ port: 0 })
+    const idle: RawConnection[] = []
+    try {
+      for (let i = 0; i < 1001; i++) idle.push(await openConnection(defaults.url))
+      const answer = await fetch(`${defaults.url}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${defaults.core.credentials[0]?.apiKeys[0]}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ id: 'after-the-idle', orgId: defaults.core.credentials[0]?.orgId }),
+      })
+      expect(answer.status).toBe(200)
+      // The ones idle the longest made room, the first to go first.
+      await idle[1]?.closed
+      expect(idle[0]?.isClosed()).toBe(true)
+      expect(idle.at(-1)?.isClosed()).toBe(false)
+    } finally {
+      for (const conn of idle) conn.socket.destroy()
+      await defaults.close()
+    }
+  }, 30_000)
 })
 
 describe('requests that read no body', () => {
