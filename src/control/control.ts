@@ -89,9 +89,12 @@ export const controlRoutes = [
   {
     ...controlEndpoints.requests,
     run: async (core, request) =>
-      withQuery(request, requestsQuerySchema, ({ limit, orgId }) =>
-        jsonResponse(200, newestEntries(core.requests({ orgId }), limit)),
-      ),
+      withQuery(request, requestsQuerySchema, ({ limit, orgId }) => ({
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: '',
+        chunks: core.requestsJson({ orgId }, limit),
+      })),
   },
   {
     ...controlEndpoints.health,
