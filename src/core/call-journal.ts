@@ -1,3 +1,4 @@
+import { heldBytes } from '../base/held-bytes.ts'
 import { RingBuffer } from '../base/ring-buffer.ts'
 import type { JournalEntry } from './journal.ts'
 
@@ -49,16 +50,6 @@ export const refusedPathLength = 256
 
 /** The longest request text a refused call's entry keeps, in characters; past it, `null`. */
 export const refusedRequestLength = 1024
-
-/**
- * The bytes a string holds in memory: a character each when all are Latin-1 (the engine stores it
- * one byte a character), two each otherwise.
- *
- * @example heldBytes('abc') // 3; heldBytes('a€') // 4
- */
-export function heldBytes(text: string): number {
-  return /[^\0-\xff]/.test(text) ? 2 * text.length : text.length
-}
 
 /**
  * The journal. Each organisation's calls are a ring of `entries`, so that no tenant's calls evict

@@ -1,10 +1,10 @@
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
+import { heldBytes } from '../../src/base/held-bytes.ts'
 import {
   CallJournal,
   entryOverheadBytes,
-  heldBytes,
   refusedPathLength,
   refusedRequestLength,
 } from '../../src/core/call-journal.ts'
