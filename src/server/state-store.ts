@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { ResolvedDataFile } from '../api/data-file.ts'
 import { jsonPath } from '../base/issues.ts'
+import { rateLimitedLines } from '../base/rate-limited-lines.ts'
 import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
 import { collectionNames } from '../model/collections.ts'
@@ -35,13 +36,15 @@ export function createStateFileStore(
   warn: (message: string) => void = (message) =>
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
+  // One line a second of each kind, and a count of the rest: a failing disk fails every group.
+  const say = rateLimitedLines(warn)
   let file: StateFile | undefined
   const write = (what: string, task: (file: StateFile) => void, outcome = 'it answers') => {
     if (!file) throw new Error(`${path} is not open`)
     try {
       task(file)
     } catch (error) {
-      warn(
+      say(
         `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
       )
       throw error
