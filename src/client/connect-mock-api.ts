@@ -15,17 +15,27 @@ import type {
   WebhookEndpoint,
   WebhookEndpointInput,
 } from '../webhooks/webhook-schemas.ts'
+import { MockApiClientError } from './client-error.ts'
 
 /** How {@link connectMockApi} reaches the server. */
 export interface ConnectOptions {
   /** The server's `--control-token`, sent as `Authorization: Bearer` on every control call. */
   controlToken?: string
+  /**
+   * How long one control call may take, its answer read whole, in milliseconds (30,000 by
+   * default): past it, the call rejects with a {@link MockApiClientError} `timeout`.
+   */
+  timeoutMs?: number
 }
+
+/** How long a control call may take by default, in milliseconds. */
+const defaultTimeoutMs = 30_000
 
 /**
  * A running standalone server's controls over HTTP: the in-process `MockApi`'s names and
  * signatures, each awaited. Every error answer rejects with an {@link ApiError} carrying its
- * status (a 400's message says what is wrong).
+ * status (a 400's message says what is wrong); no answer in time, no answer at all or one that is
+ * not the endpoint's, with a {@link MockApiClientError}.
  */
 export interface MockApiClient {
   /** The server's URL, as given (without a trailing `/`). */
@@ -98,8 +108,10 @@ interface Call {
 export function connectMockApi(url: string, options: ConnectOptions = {}): MockApiClient {
   const base = url.replace(/\/+$/, '')
   const authorization = options.controlToken && `Bearer ${options.controlToken}`
+  const { timeoutMs = defaultTimeoutMs } = options
 
-  const send = async (name: EndpointName, call: Call = {}): Promise<Response> => {
+  /** The answer of `name`, its body read whole, within the timeout; typed errors otherwise. */
+  const send = async (name: EndpointName, call: Call = {}): Promise<Answer> => {
     const endpoint: ControlEndpoint = controlEndpoints[name]
     const path = endpoint.path.replace(/:(\w+)/g, (_, param: string) =>
       encodeURIComponent(call.params?.[param] ?? ''),
@@ -111,18 +123,48 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
     const headers: Record<string, string> = {}
     if (authorization) headers.authorization = authorization
     if (call.body !== undefined) headers['content-type'] = 'application/json'
-    const response = await fetch(`${base}${path}${search}`, {
-      method: endpoint.method,
-      headers,
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
-    })
-    if (!response.ok) throw await errorOf(response)
-    return response
+    const target = `${endpoint.method} ${base}${path}${search}`
+    const signal = AbortSignal.timeout(timeoutMs)
+    let answer: Answer
+    try {
+      const response = await fetch(`${base}${path}${search}`, {
+        method: endpoint.method,
+        headers,
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal,
+      })
+      answer = {
+        status: response.status,
+        statusText: response.statusText,
+        text: await response.text(),
+      }
+    } catch (error) {
+      throw signal.aborted
+        ? new MockApiClientError('timeout', `${target}: no answer within ${timeoutMs} ms`, {
+            cause: error,
+          })
+        : new MockApiClientError('unreachable', `${target}: no answer (${reasonOf(error)})`, {
+            cause: error,
+          })
+    }
+    if (answer.status < 200 || answer.status >= 300) throw errorOf(answer, target)
+    return answer
   }
-  const json = async <T>(name: EndpointName, call?: Call): Promise<T> =>
-    (await send(name, call)).json() as Promise<T>
+  const json = async <T>(name: EndpointName, call?: Call): Promise<T> => {
+    const { status, text } = await send(name, call)
+    try {
+      return JSON.parse(text) as T
+    } catch (error) {
+      const { method, path } = controlEndpoints[name]
+      throw new MockApiClientError(
+        'invalid-answer',
+        `${method} ${base}${path} answered ${status} with a body that is not JSON: ${JSON.stringify(text.slice(0, 100))}`,
+        { cause: error },
+      )
+    }
+  }
   const done = async (name: EndpointName, call?: Call): Promise<void> => {
-    await (await send(name, call)).body?.cancel()
+    await send(name, call)
   }
 
   const client: MockApiClient = {
@@ -153,9 +195,8 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
       },
       remove: (orgId) => done('removeOrganisation', { params: { orgId } }),
       putUser: async (orgId, id, user) => {
-        const response = await send('putUser', { params: { orgId, id }, body: user })
-        await response.body?.cancel()
-        return { created: response.status === 201 }
+        const { status } = await send('putUser', { params: { orgId, id }, body: user })
+        return { created: status === 201 }
       },
       setShapes: (orgId, shapes) => done('setShapes', { params: { orgId }, body: { shapes } }),
     },
@@ -197,28 +238,50 @@ function httpTenant(client: MockApiClient, orgId: string, apiKey: string): Tenan
   }
 }
 
+/** An answer of the server, its body read whole. */
+interface Answer {
+  status: number
+  statusText: string
+  text: string
+}
+
+/** Why a request got no answer, in a few words: the system's code (`ECONNREFUSED`) if any. */
+function reasonOf(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined
+  const code = cause instanceof Error && 'code' in cause ? cause.code : undefined
+  if (typeof code === 'string') return code
+  return error instanceof Error ? error.message : String(error)
+}
+
 /**
- * The {@link ApiError} of an error answer: the row of the error table with its status and
- * message, or the first row with its status, keeping the answer's message (a 400 saying what is
- * wrong).
+ * The {@link ApiError} of an error answer of the mock (`{code, message}`, `code` its status): the
+ * row of the error table with its status and message, or the first row with its status, keeping
+ * the answer's message (a 400 saying what is wrong). Any other error answer (a proxy's page, a
+ * status the mock never gives) is a {@link MockApiClientError} `invalid-answer`.
  */
-async function errorOf(response: Response): Promise<ApiError> {
-  const text = await response.text()
+function errorOf(response: Answer, target: string): Error {
+  const { status, text } = response
   let message: string | undefined
   try {
     const body: unknown = JSON.parse(text)
-    if (typeof body === 'object' && body !== null && 'message' in body) {
-      message = String(body.message)
+    if (typeof body === 'object' && body !== null && 'code' in body && body.code === status) {
+      message = 'message' in body ? String(body.message) : undefined
     }
   } catch {
     message = undefined
   }
   const rows = Object.entries(apiErrors) as Array<[ApiErrorCode, (typeof apiErrors)[ApiErrorCode]]>
-  const exact = rows.find(([, row]) => row.status === response.status && row.message === message)
-  const [code] = exact ?? rows.find(([, row]) => row.status === response.status) ?? ['internal']
-  const told = message ?? `HTTP ${response.status} ${response.statusText}`
-  return new ApiError(code, { message: told })
+  const exact = rows.find(([, row]) => row.status === status && row.message === message)
+  const [code] = exact ?? rows.find(([, row]) => row.status === status) ?? []
+  if (message === undefined || code === undefined) {
+    return new MockApiClientError(
+      'invalid-answer',
+      `${target} answered ${status} ${response.statusText}, not an error of the mock: ${JSON.stringify(text.slice(0, 100))}`,
+    )
+  }
+  return new ApiError(code, { message })
 }
 
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Tenant, TenantFault } from '../core/tenant.ts'
+export { MockApiClientError, type MockApiClientErrorCode } from './client-error.ts'
