@@ -14,6 +14,11 @@ export class StateFileError extends Error {
 
 /** What marks a SQLite database as this mock's (`PRAGMA application_id`): "IAMK". */
 const applicationId = 0x49414d4b
+/**
+ * What marks a state as complete (`PRAGMA user_version`), set in the very transaction that writes a
+ * whole state (the first start's seed, a reset): a first start interrupted before it left 0.
+ */
+const completeState = 1
 /** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
 const privateMode = 0o600
 /**
@@ -40,13 +45,24 @@ export class StateFile {
   readonly #db: DatabaseSync
   readonly #put: StatementSync
   readonly #delete: StatementSync
-  /** Whether the file held a state when opened (rather than being created empty). */
+  /** Whether the file held a complete state when opened (rather than being created empty). */
   readonly loaded: boolean
+  /**
+   * Whether the file was left by a first start that did not finish writing its state (stopped or
+   * killed while it wrote the seed): it holds the tables and no complete state, and is started
+   * afresh, as a new file is.
+   */
+  readonly interrupted: boolean
 
-  private constructor(path: string, db: DatabaseSync, loaded: boolean) {
+  private constructor(
+    path: string,
+    db: DatabaseSync,
+    held: { loaded: boolean; interrupted: boolean },
+  ) {
     this.path = path
     this.#db = db
-    this.loaded = loaded
+    this.loaded = held.loaded
+    this.interrupted = held.interrupted
     this.#put = db.prepare(
       'INSERT INTO records (collection, key, json) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET json = excluded.json',
     )
@@ -76,13 +92,23 @@ export class StateFile {
           `${path} is a SQLite database, but not a state file of identify-api-mock: start with a new file (another --state-file path); it was left as it is`,
         )
       }
+      if (tables !== 0) refuseDamaged(path, db)
       chmodSync(path, privateMode)
       db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
         PRAGMA application_id = ${applicationId};
         CREATE TABLE IF NOT EXISTS records (
           collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL,
           UNIQUE (collection, key))`)
-      const file = new StateFile(path, db, tables !== 0)
+      // A file written before the mark existed is complete when it holds records: its seed was
+      // written in one transaction, after the table.
+      const complete =
+        tables !== 0 &&
+        (db.prepare('PRAGMA user_version').get()?.user_version === completeState ||
+          db.prepare('SELECT EXISTS (SELECT 1 FROM records) AS held').get()?.held === 1)
+      const file = new StateFile(path, db, {
+        loaded: complete,
+        interrupted: tables !== 0 && !complete,
+      })
       openHere.add(path)
       return file
     } catch (error) {
@@ -167,10 +193,13 @@ export class StateFile {
     })
   }
 
-  /** Replaces every record with those of `state`, as one transaction. */
+  /**
+   * Replaces every record with those of `state`, as one transaction, which also marks the state
+   * complete: a start killed while it writes its first state leaves none.
+   */
   replace(state: MockState): void {
     this.#transaction(() => {
-      this.#db.exec('DELETE FROM records')
+      this.#db.exec(`DELETE FROM records; PRAGMA user_version = ${completeState}`)
       for (const name of collectionNames) {
         for (const record of state[name])
           this.#put.run(name, keyOf(name, record), JSON.stringify(record))
@@ -193,6 +222,26 @@ export class StateFile {
       throw error
     }
   }
+}
+
+/**
+ * Refuses a database SQLite's own check finds damaged (a corrupt page of the index let the server
+ * start, then answered every write 500), with its first problem, leaving it as it is.
+ */
+function refuseDamaged(path: string, db: DatabaseSync): void {
+  let problem: string | undefined
+  try {
+    const [row] = db.prepare('PRAGMA quick_check(1)').all()
+    const said = String(row?.quick_check ?? '')
+    if (said !== 'ok')
+      problem = said.replace(/^\*\*\* in database main \*\*\*\n/, '').split('\n')[0]
+  } catch (error) {
+    problem = (error as Error).message
+  }
+  if (problem === undefined) return
+  throw new StateFileError(
+    `${path} is damaged (SQLite's check found: ${problem}): it was left as it is; restore it from a copy, or start with a new --state-file`,
+  )
 }
 
 /** The natural key of `record` in collection `name`, as the collection table declares it. */

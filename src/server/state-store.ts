@@ -56,6 +56,11 @@ export function createStateFileStore(
       file = opened
       try {
         if (!opened.loaded) {
+          if (opened.interrupted) {
+            warn(
+              `${path} holds no complete state: a first start was stopped while it wrote the seed; it starts from the seed now`,
+            )
+          }
           const dataset = seeded()
           opened.replace(dataset.state)
           return dataset
