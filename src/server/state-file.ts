@@ -12,6 +12,21 @@ export class StateFileError extends Error {
   override name = 'StateFileError'
 }
 
+/**
+ * A commit that failed in a way that may have left it in the file (its sync failed, so its frames
+ * may be whole in the write-ahead log), and that could not be put right: whether it was written is
+ * known only when the file is read again, at the next start. The file takes no more writes
+ * ({@link StateFileStopped}). `message` says why the commit failed; `cause`, why the repair did.
+ */
+export class StateFileInDoubt extends Error {
+  override name = 'StateFileInDoubt'
+}
+
+/** A write refused because an earlier commit left the file in doubt ({@link StateFileInDoubt}). */
+export class StateFileStopped extends Error {
+  override name = 'StateFileStopped'
+}
+
 /** What marks a SQLite database as this mock's (`PRAGMA application_id`): "IAMK". */
 const applicationId = 0x49414d4b
 /**
@@ -47,6 +62,8 @@ export class StateFile {
   readonly #delete: StatementSync
   /** Whether the file held a complete state when opened (rather than being created empty). */
   readonly loaded: boolean
+  /** A failed commit left the file in doubt: it takes no more writes (see {@link #putRight}). */
+  #inDoubt = false
   /**
    * Whether the file was left by a first start that did not finish writing its state (stopped or
    * killed while it wrote the seed): it holds the tables and no complete state, and is started
@@ -213,15 +230,48 @@ export class StateFile {
   }
 
   #transaction(write: () => void): void {
+    if (this.#inDoubt) {
+      throw new StateFileStopped('a commit failed earlier and could not be put right')
+    }
     this.#db.exec('BEGIN')
     try {
       write()
       this.#db.exec('COMMIT')
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
+      if (isIoError(error)) this.#putRight(error)
       throw error
     }
   }
+
+  /**
+   * After a commit that failed on an I/O error. SQLite has taken it back in its own view, but when
+   * its sync failed its frames may be whole in the write-ahead log, and the next start (after a
+   * crash or a `kill -9`, which leaves no clean close) would replay them: calls answered "changes
+   * nothing" would come back. A commit of a mark that changes nothing (the header's
+   * `user_version`, set to what it is) writes its frame where theirs began, so no start replays
+   * them; once it is synced, the file is exactly what was committed before. When that fails too,
+   * the file is in doubt: throws a {@link StateFileInDoubt}, and takes no more writes.
+   */
+  #putRight(failure: unknown): void {
+    try {
+      const version = Number(this.#db.prepare('PRAGMA user_version').get()?.user_version)
+      this.#db.exec(`PRAGMA user_version = ${version}`)
+    } catch (error) {
+      this.#inDoubt = true
+      throw new StateFileInDoubt((failure as Error).message, { cause: error })
+    }
+  }
+}
+
+/**
+ * Whether `error` is one of SQLite's I/O errors (`SQLITE_IOERR` and its extended codes: a failed
+ * write, read or sync), rather than a full disk (`SQLITE_FULL`, which SQLite meets before the
+ * commit's last frame is written) or an error of the statement.
+ */
+function isIoError(error: unknown): boolean {
+  const { errcode } = error as { errcode?: unknown }
+  return typeof errcode === 'number' && (errcode & 0xff) === sqliteIoErr
 }
 
 /**
@@ -270,9 +320,13 @@ function asStateFileError(path: string, error: unknown): StateFileError {
   return new StateFileError(`cannot use ${path} as a state file: ${fileErrorInWords(path, error)}`)
 }
 
-/** SQLite's result codes for a database another connection has locked, and for a file that is not one. */
+/**
+ * SQLite's result codes for a database another connection has locked, for a file that is not one,
+ * and the family of its I/O errors (the low byte of `SQLITE_IOERR_FSYNC` and the others).
+ */
 const sqliteBusy = 5
 const sqliteNotADatabase = 26
+const sqliteIoErr = 10
 
 /**
  * `node:sqlite`, loaded only for a state file. Node 22.13 and later have it; Node 22.12 only

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { ResolvedDataFile } from '../api/data-file.ts'
+import { ApiError } from '../base/errors.ts'
 import { jsonPath } from '../base/issues.ts'
 import { rateLimitedLines } from '../base/rate-limited-lines.ts'
 import { hashSecret } from '../base/secrets.ts'
@@ -9,7 +10,7 @@ import type { MockState, PendingChanges } from '../model/database.ts'
 import type { Credentials, Dataset } from '../model/dataset.ts'
 import { apiKeyRecord, organisationSlice } from '../model/declared-data.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
-import { StateFile, StateFileError } from './state-file.ts'
+import { StateFile, StateFileError, StateFileInDoubt, StateFileStopped } from './state-file.ts'
 
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
@@ -44,9 +45,20 @@ export function createStateFileStore(
     try {
       task(file)
     } catch (error) {
-      say(
-        `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
-      )
+      const { message } = error as Error
+      if (error instanceof StateFileStopped) {
+        say(
+          `${what} was not written to ${path}, which takes no writes since a commit failed and could not be put right: ${outcome} 503 and changes nothing (restart the server to load what the file holds)`,
+        )
+        throw new ApiError('serviceUnavailable')
+      }
+      if (error instanceof StateFileInDoubt) {
+        say(
+          `could not write ${what} to ${path} (${message}), nor put the file right after it (${(error.cause as Error).message}): whether it was written is known only when the file is read again; ${outcome} 503, and so does every change until the server is restarted`,
+        )
+        throw new ApiError('serviceUnavailable')
+      }
+      say(`could not write ${what} to ${path} (${message}): ${outcome} 500 and changes nothing`)
       throw error
     }
   }
