@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { formatInstant } from '../../src/base/time.ts'
 import { MockCore } from '../../src/root/advanced.ts'
 import { dispatchJson, dispatchRaw } from '../support/way-in.ts'
 
@@ -29,6 +30,13 @@ function setup(
 describe('expiry, to the millisecond', () => {
   // Issued 900 ms into a second: rounded down to the second, a one-second TTL left 100 ms.
   const start = '2026-01-01T12:00:00.900Z'
+
+  it('stamps an instant as toISOString does, with its offset written out', () => {
+    for (const ms of [0, 999, 1000, 1_767_268_800_900, -1, -1001]) {
+      const date = new Date(ms)
+      expect(formatInstant(date)).toBe(`${date.toISOString().slice(0, 23)}+00:00`)
+    }
+  })
 
   it('keeps a token with a one-second TTL valid 600 ms after it is issued, not at one second', async () => {
     const { api, identify, advance } = setup({ tokenTtlSeconds: 1 }, start)
