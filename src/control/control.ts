@@ -271,10 +271,11 @@ export function createControlHandler(
     }
     // Read only for a request let in, and only by a route that takes a body: a stranger's body,
     // or one sent to the health check, the inspector's files or a read, costs the server nothing.
-    const body = takesBody(request) ? await request.readBody() : { body: null }
+    const reads = takesBody(request)
+    const body = reads ? await request.readBody() : { body: null }
     if (body === undefined) return undefined
     const read: WireRequest = { ...request, ...body }
-    if (!isJsonOrBodiless(read)) {
+    if (!isJsonOrBodiless(read, !reads)) {
       return refuse("A control request's body must be sent with Content-Type: application/json.")
     }
     return handleControl(core, read)
@@ -314,11 +315,16 @@ function isWebhookDelivery(request: RequestHead): boolean {
 
 /**
  * Whether a control request is one no HTML form can send: a `Content-Type` of `application/json`
- * (parameters allowed), or no `Content-Type` and no body.
+ * (parameters allowed), or no `Content-Type` and no body. A body left `unread` (its route takes
+ * none) counts as sent when the head announces one: the rule is the same for every route.
  */
-function isJsonOrBodiless(request: WireRequest): boolean {
+function isJsonOrBodiless(request: WireRequest, unread: boolean): boolean {
   const mediaType = mediaTypeOf(request)
   if (mediaType !== undefined) return mediaType === 'application/json'
+  if (unread) {
+    const length = request.headers.get('content-length')
+    return request.headers.get('transfer-encoding') === null && !(Number(length) > 0)
+  }
   return !request.bodyTooLarge && (request.body?.byteLength ?? 0) === 0
 }
 
