@@ -9,7 +9,7 @@ const maxKinds = 20
  * quoting the last of them.
  *
  * @example
- * const warn = rateLimitedLines((line) => process.stderr.write(`identify-api-mock: ${line}\n`))
+ * const warn = rateLimitedLines((line) => console.error(`identify-api-mock: ${line}`))
  * warn('a call was refused: …') // written; the same within a second is counted
  */
 export function rateLimitedLines(
