@@ -24,9 +24,9 @@ import { join, resolve as resolvePath } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createMockApi } from '../src/root/create-mock-api.ts'
-import { maxBodiesBytes } from '../src/server/listener.ts'
+import { maxBodiesBytes, maxSourceBytes } from '../src/server/body-budget.ts'
 import { checkoutOf } from './lib/checkout.ts'
-import { slowBodyFlood } from './lib/flood.ts'
+import { journalFlood, slowBodyFlood } from './lib/flood.ts'
 import {
   benchKey,
   identifyThenDelete,
@@ -925,6 +925,56 @@ async function stateFile() {
     measured: `${mb(bare.growth)} (${mb(bare.before)} → ${mb(bare.peakRss)})`,
     target: 'what Node itself costs',
   })
+
+  say("   another tenant's identify during a flood of 64 slow bodies, then the journal flood…")
+  const otherKey = 'sk_test_bench_other_9d2e71c4'
+  const tenants = await startMockServer({
+    seededOrganisations: 0,
+    organisations: [
+      { orgId: 'flood', apiKeys: [benchKey], users: 0 },
+      { orgId: 'other', apiKeys: [otherKey], users: 0 },
+    ],
+  })
+  try {
+    const held = await slowBodyFlood(tenants.url, benchKey, 64)
+    const duringStarted = performance.now()
+    const during = await send({
+      url: `${tenants.url}/api/v1/users/identify`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${otherKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'during-the-flood', orgId: 'other' }),
+    })
+    const duringMs = performance.now() - duringStarted
+    const cutOff = held.cutOff()
+    held.release()
+    figures.push({
+      goal: 7,
+      name: `another tenant's identify while one key holds 64 slow 1 MiB bodies (${cutOff} cut off by 503 past its ${mb(maxSourceBytes)} share)`,
+      measured: `${during.status} in ${ms(duringMs)}`,
+      target: '200 within 1 s',
+      ratio: duringMs / 1000,
+      met: during.status === 200 && duringMs <= 1000,
+    })
+    const before = await tenants.memory()
+    await journalFlood(tenants.url, [
+      { orgId: 'flood', apiKey: benchKey },
+      { orgId: 'other', apiKey: otherKey },
+    ])
+    const after = await tenants.memory()
+    // The journal's default budget, its ring of refused calls (at most 3 MB), and 8 MiB.
+    const journalAllowed = 16 * 2 ** 20 + 3 * 2 ** 20 + 8 * 2 ** 20
+    const heapGrowth = after.heapUsed - before.heapUsed
+    figures.push({
+      goal: 7,
+      name: 'journal flood (2 × 1,000 identify of 16 KiB [{},{},…], 1,500 401s with 15 KB paths): heap after a collection − before (RSS before → after, peak)',
+      measured: `${mb(heapGrowth)} (${mb(before.rss)} → ${mb(after.rss)}, peak ${mb(after.peakRss)})`,
+      target: '≤ the 16 MiB journal budget + 3 MiB of refused calls + 8 MiB',
+      ratio: heapGrowth / journalAllowed,
+      met: heapGrowth <= journalAllowed,
+    })
+  } finally {
+    await tenants.stop()
+  }
 }
 
 // 8. What a test file pays: importing the package, and a whole vitest suite.

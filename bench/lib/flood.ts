@@ -47,3 +47,38 @@ export async function slowBodyFlood(
     },
   }
 }
+
+/**
+ * The review's journal flood: for each organisation, 1,000 identify calls refused 400 whose body is
+ * 16 KiB of `[{},{},…]` (a parsed body costs about 22 times its text), and 500 deletes with a wrong
+ * key and a 15 KB path naming it; then 500 more naming none. 16 requests at a time.
+ */
+export async function journalFlood(
+  url: string,
+  organisations: readonly { orgId: string; apiKey: string }[],
+): Promise<void> {
+  const body = `[${Array(5460).fill('{}').join(',')}]`
+  const longPath = (orgId: string, i: number) => `/api/v1/users/${orgId}/${i}-${'p'.repeat(15_000)}`
+  const inBatches = async (count: number, request: (i: number) => Promise<Response>) => {
+    for (let i = 0; i < count; i += 16) {
+      const batch = Array.from({ length: Math.min(16, count - i) }, (_, j) => request(i + j))
+      await Promise.all(batch.map(async (answer) => (await answer).arrayBuffer()))
+    }
+  }
+  for (const { orgId, apiKey } of organisations) {
+    await inBatches(1000, () =>
+      fetch(`${url}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body,
+      }),
+    )
+    await inBatches(500, (i) =>
+      fetch(`${url}${longPath(orgId, i)}`, {
+        method: 'DELETE',
+        headers: { authorization: 'Bearer not-a-key' },
+      }),
+    )
+  }
+  await inBatches(500, (i) => fetch(`${url}${longPath('nobody', i)}`, { method: 'DELETE' }))
+}

@@ -81,6 +81,20 @@ export function randomText(alphabet: string, length: number): string {
   return text
 }
 
+/**
+ * The forms of the secrets the mock generates, each a pattern of the runs that may hold one and
+ * the secret's length: sign-in tokens and web-view session ids (64 lowercase hex characters, see
+ * {@link generateSignInToken}); the API keys of the seed and of organisations created at run time
+ * (`sk_test_` and 24 letters and digits). What lets the journal find, inside a string, a secret the
+ * mock holds only as its hash (one a state file kept, not seen in clear since the start).
+ *
+ * @example generatedSecretForms[0].pattern.test('a'.repeat(64)) // true
+ */
+export const generatedSecretForms = [
+  { pattern: /[0-9a-f]{64,}/g, length: 64 },
+  { pattern: /sk_test_[A-Za-z0-9]{24}/g, length: 32 },
+] as const
+
 /** A new sign-in token: 256 bits from the platform's cryptographic random source, as hex. */
 export function generateSignInToken(): string {
   return hexOf(crypto.getRandomValues(new Uint8Array(tokenBytes)))

@@ -10,17 +10,27 @@ import {
 import { type CallOf, type CallScope, callsIn } from '../core/journal.ts'
 import type { Operation } from '../core/routes.ts'
 import type { Credentials } from '../model/dataset.ts'
+import { MockApiClientError } from './client-error.ts'
 
 /** How {@link connectMockApi} reaches the server. */
 export interface ConnectOptions {
   /** The server's `--control-token`, sent as `Authorization: Bearer` on every control call. */
   controlToken?: string
+  /**
+   * How long one control call may take, its answer read whole, in milliseconds (30,000 by
+   * default): past it, the call rejects with a {@link MockApiClientError} `timeout`.
+   */
+  timeoutMs?: number
 }
+
+/** How long a control call may take by default, in milliseconds. */
+const defaultTimeoutMs = 30_000
 
 /**
  * A running standalone server's controls over HTTP: every control of the control table, with the
  * in-process `MockApi`'s names and arguments, each awaited. Every error answer rejects with an
- * {@link ApiError} carrying its status (a 400's message says what is wrong).
+ * {@link ApiError} carrying its status (a 400's message says what is wrong); no answer in time, no
+ * answer at all or one that is not the endpoint's, with a {@link MockApiClientError}.
  */
 export type MockApiClient = ClientControls & {
   /** The server's URL, as given (without a trailing `/`). */
@@ -52,24 +62,56 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
   const base = url.replace(/\/+$/, '')
   const authorization = options.controlToken && `Bearer ${options.controlToken}`
 
+  const { timeoutMs = defaultTimeoutMs } = options
+
   const invoke: Invoke = async (row, input) => {
-    const response = await fetch(`${base}${targetOf(row, input)}`, {
-      method: row.method,
-      headers: {
-        ...(authorization && { authorization }),
-        ...(bodyOf(row, input) !== undefined && { 'content-type': 'application/json' }),
-      },
-      body: bodyOf(row, input),
-    })
-    if (!response.ok) {
-      const error = await errorOf(response)
-      const instead = row.fromError?.(error.code)
+    const answer = await send(row, input)
+    if (answer.status < 200 || answer.status >= 300) {
+      const error = errorOf(answer)
+      const instead = error instanceof ApiError ? row.fromError?.(error.code) : undefined
       if (instead) return instead.value
       throw error
     }
-    const text = await response.text()
-    const json: unknown = text === '' ? undefined : JSON.parse(text)
-    return row.fromWire ? row.fromWire(response.status, json) : json
+    let json: unknown
+    try {
+      json = answer.text === '' ? undefined : JSON.parse(answer.text)
+    } catch (error) {
+      throw new MockApiClientError(
+        'invalid-answer',
+        `${answer.target} answered ${answer.status} with a body that is not JSON: ${JSON.stringify(answer.text.slice(0, 100))}`,
+        { cause: error },
+      )
+    }
+    return row.fromWire ? row.fromWire(answer.status, json) : json
+  }
+
+  /** The answer to a call of `row`, its body read whole, within the timeout; typed errors otherwise. */
+  const send = async (row: AnyControlRow, input: unknown): Promise<Answer> => {
+    const body = bodyOf(row, input)
+    const url = `${base}${targetOf(row, input)}`
+    const target = `${row.method} ${url}`
+    const signal = AbortSignal.timeout(timeoutMs)
+    try {
+      const response = await fetch(url, {
+        method: row.method,
+        headers: {
+          ...(authorization && { authorization }),
+          ...(body !== undefined && { 'content-type': 'application/json' }),
+        },
+        body,
+        signal,
+      })
+      const { status, statusText } = response
+      return { target, status, statusText, text: await response.text() }
+    } catch (error) {
+      throw signal.aborted
+        ? new MockApiClientError('timeout', `${target}: no answer within ${timeoutMs} ms`, {
+            cause: error,
+          })
+        : new MockApiClientError('unreachable', `${target}: no answer (${reasonOf(error)})`, {
+            cause: error,
+          })
+    }
   }
   const controls = controlMethods<ClientControls>(invoke, (created) =>
     tenantHandle(invoke, { ...created, baseUrl: base }),
@@ -116,29 +158,52 @@ function bodyOf(row: AnyControlRow, input: unknown): string | undefined {
   return JSON.stringify(fields)
 }
 
+/** An answer of the server, its body read whole, with what was asked. */
+interface Answer {
+  target: string
+  status: number
+  statusText: string
+  text: string
+}
+
+/** Why a request got no answer, in a few words: the system's code (`ECONNREFUSED`) if any. */
+function reasonOf(error: unknown): string {
+  const cause = error instanceof Error ? error.cause : undefined
+  const code = cause instanceof Error && 'code' in cause ? cause.code : undefined
+  if (typeof code === 'string') return code
+  return error instanceof Error ? error.message : String(error)
+}
+
 /**
- * The {@link ApiError} of an error answer: the row of the error table with its status and
- * message, or the first row with its status, keeping the answer's message (a 400 saying what is
- * wrong).
+ * The {@link ApiError} of an error answer of the mock (`{code, message}`, `code` its status): the
+ * row of the error table with its status and message, or the first row with its status, keeping
+ * the answer's message (a 400 saying what is wrong). Any other error answer (a proxy's page, a
+ * status the mock never gives) is a {@link MockApiClientError} `invalid-answer`.
  */
-async function errorOf(response: Response): Promise<ApiError> {
-  const text = await response.text()
+function errorOf(answer: Answer): Error {
+  const { status, text } = answer
   let message: string | undefined
   try {
     const body: unknown = JSON.parse(text)
-    if (typeof body === 'object' && body !== null && 'message' in body) {
-      message = String(body.message)
+    if (typeof body === 'object' && body !== null && 'code' in body && body.code === status) {
+      message = 'message' in body ? String(body.message) : undefined
     }
   } catch {
     message = undefined
   }
   const rows = Object.entries(apiErrors) as Array<[ApiErrorCode, (typeof apiErrors)[ApiErrorCode]]>
-  const exact = rows.find(([, row]) => row.status === response.status && row.message === message)
-  const [code] = exact ?? rows.find(([, row]) => row.status === response.status) ?? ['internal']
-  const told = message ?? `HTTP ${response.status} ${response.statusText}`
-  return new ApiError(code, { message: told })
+  const exact = rows.find(([, row]) => row.status === status && row.message === message)
+  const [code] = exact ?? rows.find(([, row]) => row.status === status) ?? []
+  if (message === undefined || code === undefined) {
+    return new MockApiClientError(
+      'invalid-answer',
+      `${answer.target} answered ${status} ${answer.statusText}, not an error of the mock: ${JSON.stringify(text.slice(0, 100))}`,
+    )
+  }
+  return new ApiError(code, { message })
 }
 
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Tenant } from '../control/control-surfaces.ts'
 export type { TenantFault } from '../control/control-table.ts'
+export { MockApiClientError, type MockApiClientErrorCode } from './client-error.ts'

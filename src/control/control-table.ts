@@ -157,6 +157,13 @@ export const controlTable = {
     args: (scope: CallScope = {}): { orgId?: string; limit?: number } => scope,
     tenant: { name: 'requests', args: (orgId) => ({ orgId }) },
     run: (core, { orgId, limit }) => newestEntries(core.requests({ orgId }), limit),
+    // Written as it is read: the unscoped journal may be tens of megabytes of JSON.
+    serve: async (core, { orgId, limit }) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+      chunks: core.requestsJson({ orgId }, limit),
+    }),
   }),
   organisations: {
     list: control({

@@ -148,14 +148,26 @@ export function createControlHandler(
         )
       }
     }
-    // Read only for a request let in: a stranger's body costs the server nothing.
-    const body = await request.readBody()
+    // Read only for a request let in, and only by a route that takes a body: a stranger's body,
+    // or one sent to the health check, the inspector's files or a read, costs the server nothing.
+    const reads = takesBody(request)
+    const body = reads ? await request.readBody() : { body: null }
     if (body === undefined) return undefined
     const read: WireRequest = { ...request, ...body }
-    if (!isJsonOrBodiless(read)) {
+    if (!isJsonOrBodiless(read, !reads)) {
       return refuse("A control request's body must be sent with Content-Type: application/json.")
     }
     return handleControl(core, read)
+  }
+}
+
+/** Whether the route a request names takes a body (`POST` and `PUT`); not a path no route has. */
+function takesBody(request: RequestHead): boolean {
+  try {
+    const { route } = matchControlRoute(request.method, pathnameOf(request.target))
+    return route.method === 'POST' || route.method === 'PUT'
+  } catch {
+    return false
   }
 }
 
@@ -182,11 +194,16 @@ function isWebhookDelivery(request: RequestHead): boolean {
 
 /**
  * Whether a control request is one no HTML form can send: a `Content-Type` of `application/json`
- * (parameters allowed), or no `Content-Type` and no body.
+ * (parameters allowed), or no `Content-Type` and no body. A body left `unread` (its route takes
+ * none) counts as sent when the head announces one: the rule is the same for every route.
  */
-function isJsonOrBodiless(request: WireRequest): boolean {
+function isJsonOrBodiless(request: WireRequest, unread: boolean): boolean {
   const mediaType = mediaTypeOf(request)
   if (mediaType !== undefined) return mediaType === 'application/json'
+  if (unread) {
+    const length = request.headers.get('content-length')
+    return request.headers.get('transfer-encoding') === null && !(Number(length) > 0)
+  }
   return !request.bodyTooLarge && (request.body?.byteLength ?? 0) === 0
 }
 

@@ -7,6 +7,7 @@ import {
   InvalidInput,
   parseOptions,
 } from '../base/errors.ts'
+import { heldBytes } from '../base/held-bytes.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'
@@ -71,12 +72,26 @@ export type Fault = z.input<typeof faultSchema>
 export type FaultOptions = Omit<Fault, 'operation'>
 
 /**
- * The most faults queued at once, both operations together: past it `failNext` throws a `TypeError`
- * (and `POST /__mock/faults` answers 400), so the queue and `GET /__mock/faults` stay bounded.
+ * The most faults queued at once for one organisation (those scoped to it), and the most unscoped
+ * ones, both operations together: past it `failNext` throws a `TypeError` (and
+ * `POST /__mock/faults` answers 400). Per organisation, so that one tenant's faults never refuse
+ * another's.
  *
- * @example if (api.queuedFaults().length < maxQueuedFaults) api.failNext('delete', { status: 500 })
+ * @example if (tenant.queuedFaults().length < maxQueuedFaults) tenant.failNext('delete', { status: 500 })
  */
 const maxQueuedFaults = 1000
+
+/**
+ * What every queued fault holds together at most, in bytes as held (see {@link faultBytes}): the
+ * bound of the whole queue, whatever the number of organisations (an `orgId` and an `id` may each
+ * be 1,024 characters).
+ */
+export const maxQueuedFaultBytes = 16 * 1024 * 1024
+
+/** What a queued fault holds, in bytes: a fixed part, and its `orgId` and `id` as held. */
+function faultBytes(fault: { orgId?: string | undefined; id?: string | undefined }): number {
+  return 128 + heldBytes(fault.orgId ?? '') + heldBytes(fault.id ?? '')
+}
 
 /**
  * A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer.
@@ -105,6 +120,10 @@ interface QueuedFault {
 /** Forced faults, queued per operation in the order given. */
 export class FaultQueue {
   readonly #queues = new Map<Operation, QueuedFault[]>()
+  /** How many faults are queued per organisation they are scoped to (`''`: unscoped). */
+  readonly #perScope = new Map<string, number>()
+  /** What the queued faults hold, in bytes (see {@link faultBytes}). */
+  #bytes = 0
 
   /**
    * Throws a `TypeError` that says what is wrong with a fault that is not allowed, and the API's
@@ -117,10 +136,16 @@ export class FaultQueue {
       'fault',
     )
     if (orgId !== undefined && !exists(orgId)) throw new ApiError('notFound')
-    const queued = [...this.#queues.values()].reduce((sum, queue) => sum + queue.length, 0)
-    if (queued >= maxQueuedFaults) {
+    if ((this.#perScope.get(orgId ?? '') ?? 0) >= maxQueuedFaults) {
+      const scope = orgId === undefined ? 'unscoped' : 'for one organisation'
       throw new InvalidInput(
-        `Invalid fault: at most ${maxQueuedFaults} faults may be queued at once: reset, or let queued ones be taken first`,
+        `Invalid fault: at most ${maxQueuedFaults} faults may be queued at once ${scope}: reset, or let queued ones be taken first`,
+      )
+    }
+    const bytes = faultBytes({ orgId, id })
+    if (this.#bytes + bytes > maxQueuedFaultBytes) {
+      throw new InvalidInput(
+        `Invalid fault: the queued faults hold ${maxQueuedFaultBytes} bytes at most: reset, or let queued ones be taken first`,
       )
     }
     const errors: readonly ApiErrorCode[] = operationErrors[operation]
@@ -129,6 +154,7 @@ export class FaultQueue {
     const queue = this.#queues.get(operation) ?? []
     queue.push({ code, remaining: count, delayMs, ...(orgId !== undefined && { orgId, id }) })
     this.#queues.set(operation, queue)
+    this.#counted({ orgId, id }, 1)
   }
 
   /**
@@ -149,13 +175,17 @@ export class FaultQueue {
     )
     const next = queue[at]
     if (!next) return undefined
-    if (--next.remaining === 0) queue.splice(at, 1)
+    if (--next.remaining === 0) {
+      queue.splice(at, 1)
+      this.#counted(next, -1)
+    }
     return { code: next.code, delayMs: next.delayMs }
   }
 
   /** Forgets the faults scoped to organisation `orgId`. */
   clearOrganisation(orgId: string): void {
     for (const [operation, queue] of this.#queues) {
+      for (const fault of queue) if (fault.orgId === orgId) this.#counted(fault, -1)
       this.#queues.set(
         operation,
         queue.filter((fault) => fault.orgId !== orgId),
@@ -179,5 +209,16 @@ export class FaultQueue {
 
   clear(): void {
     this.#queues.clear()
+    this.#perScope.clear()
+    this.#bytes = 0
+  }
+
+  /** Counts a fault in (`1`) or out (`-1`) of its organisation's number and the bytes held. */
+  #counted(fault: { orgId?: string | undefined; id?: string | undefined }, sign: 1 | -1): void {
+    const scope = fault.orgId ?? ''
+    const count = (this.#perScope.get(scope) ?? 0) + sign
+    if (count > 0) this.#perScope.set(scope, count)
+    else this.#perScope.delete(scope)
+    this.#bytes += sign * faultBytes(fault)
   }
 }

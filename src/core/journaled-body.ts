@@ -10,9 +10,9 @@ export type JsonValue =
   | { [key: string]: JsonValue }
 
 /**
- * The largest request body the journal keeps, parsed, in bytes: a larger one (the API takes up
- * to 1 MiB) is journaled with `request: null`, so that a full journal of `journalSize` entries
- * holds at most `journalSize` × 16 KiB of request bodies.
+ * The largest request body the journal keeps, in bytes: a larger one (the API takes up to 1 MiB)
+ * is journaled with `request: null`. What all the entries hold together is the journal's budget
+ * (`maxJournalBytes`, see `CallJournal`).
  *
  * @example if (body.byteLength <= maxJournaledBodyBytes) entry.request = parseJsonBytes(body)
  */

@@ -174,7 +174,9 @@ export class MockCore {
           return event
         }),
     }
-    this.#journal = new CallJournal(o.journalSize, (orgId) => this.#tenants.has(orgId))
+    this.#journal = new CallJournal({ entries: o.journalSize, bytes: o.maxJournalBytes }, (orgId) =>
+      this.#tenants.has(orgId),
+    )
     this.#tenants = new TenantControls({
       transactions,
       options: o,
@@ -351,6 +353,15 @@ export class MockCore {
    */
   requests(scope: CallScope = {}): JournalEntry[] {
     return this.#journal.list(scope.orgId)
+  }
+
+  /**
+   * The JSON of {@link requests}, its newest `limit` entries (all without one), in pieces of about
+   * 64 KiB, never as one string, each request written as the journal keeps it (never parsed):
+   * what `GET /__mock/requests` writes as it reads.
+   */
+  requestsJson(scope: CallScope = {}, limit?: number): AsyncIterable<string> {
+    return this.#journal.json(scope.orgId, limit)
   }
 
   /**

@@ -98,12 +98,17 @@ export function redactPath(ctx: RuleContext, pathname: string): string {
  * Whether `text` is or holds a secret the mock holds. Any piece of it, whatever surrounds it
  * (`u-sk_test_….x`), is found by the secrets' rolling fingerprints (`SecretFingerprints`): one
  * pass per distinct length of the secrets held, a SHA-256 only for a piece whose fingerprint
- * matches, nothing for text shorter than every secret. A call not `answered` also hashes `text`
- * whole, for a secret the mock holds only as a hash and has not seen in clear since it started
- * (a state file's key no longer given, not used since).
+ * matches, nothing for text shorter than every secret. A secret the mock holds only as a hash and
+ * has not seen in clear since it started (kept by a state file) is found in the forms the mock
+ * generates secrets in (`findUnseen`); a call not `answered` also hashes `text` whole, for one of
+ * any other form (a state file's key no longer given, not used since).
  */
 function holdsSecret(ctx: RuleContext, text: string, answered = false): boolean {
-  if (ctx.db.secretFingerprints.find(text, (piece) => isSecret(ctx, piece))) return true
+  const { secretFingerprints } = ctx.db
+  const confirm = (piece: string) => isSecret(ctx, piece)
+  if (secretFingerprints.find(text, confirm) || secretFingerprints.findUnseen(text, confirm)) {
+    return true
+  }
   return !answered && isSecret(ctx, text)
 }
 

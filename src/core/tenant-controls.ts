@@ -2,6 +2,7 @@ import * as z from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
 import type { Shapes } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput } from '../base/errors.ts'
+import { hashSecret } from '../base/secrets.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice } from '../model/declared-data.ts'
@@ -110,6 +111,8 @@ export class TenantControls {
         )
       }
       await db.add(start)
+      // Held in clear from now on: the journal redacts it wherever another call carries it.
+      db.secretFingerprints.add(apiKey, hashSecret(apiKey))
       await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
       return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
     })
@@ -169,6 +172,10 @@ export class TenantControls {
       const startRecord = created && { orgId, records: created.records }
       db.removeOrganisation(orgId)
       await db.add(withUserIdsFree(start, db.usersByUserId, generateUserId))
+      // Its keys came back as hashes: those known in clear are held in clear again.
+      for (const { apiKeys } of this.credentials.filter((c) => c.orgId === orgId)) {
+        for (const key of apiKeys) db.secretFingerprints.add(key, hashSecret(key))
+      }
       if (startRecord) await db.collections.organisationStarts.create(startRecord)
       this.#deps.forgetCallsOf(orgId)
     })

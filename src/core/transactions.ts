@@ -23,13 +23,15 @@ export interface StateStore {
   ): Dataset
   /**
    * Makes one operation's changes durable, all or none, or throws: the operation then answers
-   * 500 and its changes are taken back in memory too.
+   * 500 (or the status of the `ApiError` thrown: 503 from a state file that stopped taking writes)
+   * and its changes are taken back in memory too.
    */
   commit(writes: PendingChanges['writes']): void
   /**
    * Makes the changes of several operations durable, in the order they ran, as one transaction,
-   * all or none, or throws: every one of them then answers 500 and is taken back in memory, the
-   * latest first (group commit). A store without it is given their writes in one `commit`.
+   * all or none, or throws: every one of them then answers as `commit` says and is taken back in
+   * memory, the latest first (group commit). A store without it is given their writes in one
+   * `commit`.
    */
   commitGroup?(operations: readonly PendingChanges['writes'][]): void
   /** Replaces every stored record with `state`: after a reset. */

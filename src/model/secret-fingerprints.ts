@@ -1,4 +1,8 @@
+import { generatedSecretForms } from '../base/secrets.ts'
 import type { ObservedRecords } from './indexes.ts'
+
+/** The most SHA-256 a string costs the search for secrets held only as hashes (see `findUnseen`). */
+const maxUnseenChecks = 64
 
 /**
  * A rolling fingerprint (Rabin–Karp) of every API key, sign-in token and web-view session the mock
@@ -20,17 +24,21 @@ export class SecretFingerprints {
   /** The lengths of {@link #byLength}, shortest first. */
   #lengths: number[] = []
 
+  /**
+   * The hashes of the secrets held whose clear text the mock has not seen since it started: those
+   * a state file kept (tokens, sessions, the keys of organisations created at run time), until
+   * they authenticate, expire or go.
+   */
+  readonly #unseen = new Set<string>()
+
   constructor(held: {
     apiKeys: ObservedRecords<{ keyHash: string }>
     signInTokens: ObservedRecords<{ tokenHash: string }>
     webViewSessions: ObservedRecords<{ sessionHash: string }>
   }) {
-    held.apiKeys.observe({ added() {}, removed: (r) => this.#forget(r.keyHash) })
-    held.signInTokens.observe({ added() {}, removed: (r) => this.#forget(r.tokenHash) })
-    held.webViewSessions.observe({
-      added() {},
-      removed: (r) => this.#forget(r.sessionHash),
-    })
+    held.apiKeys.observe(this.#observer((r) => r.keyHash))
+    held.signInTokens.observe(this.#observer((r) => r.tokenHash))
+    held.webViewSessions.observe(this.#observer((r) => r.sessionHash))
   }
 
   /**
@@ -47,7 +55,46 @@ export class SecretFingerprints {
     }
     const fingerprint = this.#fingerprint(secret)
     this.#byHash.set(hash, { length: secret.length, fingerprint })
+    this.#unseen.delete(hash)
     table.counts.set(fingerprint, (table.counts.get(fingerprint) ?? 0) + 1)
+  }
+
+  /**
+   * Whether `text` holds, in one of the forms the mock generates secrets in
+   * (`generatedSecretForms`), a piece that passes `confirm`: for the secrets held only as hashes
+   * (see {@link #unseen}), which no fingerprint finds. Nothing when there are none. Each run of a
+   * form costs a SHA-256 per place a secret may start; past {@link maxUnseenChecks} of them, the
+   * text counts as holding one (the journal then over-redacts, the safe side), so that no string
+   * costs more than that.
+   *
+   * @example fingerprints.findUnseen(`x${token}y`, (piece) => isSecret(ctx, piece)) // true after a restart
+   */
+  findUnseen(text: string, confirm: (piece: string) => boolean): boolean {
+    if (this.#unseen.size === 0) return false
+    let checks = 0
+    for (const { pattern, length } of generatedSecretForms) {
+      for (const [run] of text.matchAll(pattern)) {
+        for (let at = 0; at + length <= run.length; at++) {
+          if (++checks > maxUnseenChecks || confirm(run.slice(at, at + length))) return true
+        }
+      }
+    }
+    return false
+  }
+
+  /** Keeps {@link #unseen} and the fingerprints as the records holding secrets come and go. */
+  #observer<R>(hashOf: (record: R) => string) {
+    return {
+      added: (record: R) => {
+        const hash = hashOf(record)
+        if (!this.#byHash.has(hash)) this.#unseen.add(hash)
+      },
+      removed: (record: R) => {
+        const hash = hashOf(record)
+        this.#unseen.delete(hash)
+        this.#forget(hash)
+      },
+    }
   }
 
   /**

@@ -161,7 +161,12 @@ export const mockApiOptionsSchema = z.strictObject({
   journalSize: wholeNumber(1)
     .default(1000)
     .describe(
-      'how many API calls the journal keeps (the newest) per organisation, and of the calls of none',
+      'how many API calls the journal keeps (the newest) per organisation, and of the calls refused before authentication, kept apart in a small form',
+    ),
+  maxJournalBytes: wholeNumber(64 * 1024, 256 * 1024 * 1024)
+    .default(16 * 1024 * 1024)
+    .describe(
+      "the bytes the journal's entries of every organisation hold together, measured as held (each request kept as its JSON text); past it, the organisation holding the most loses its oldest entry first",
     ),
   webhooks: z
     .array(webhookEndpointInputSchema)

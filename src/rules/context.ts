@@ -1,3 +1,4 @@
+import { rateLimitedLines } from '../base/rate-limited-lines.ts'
 import { createTokenSource } from '../base/secrets.ts'
 import { type Clock, systemClock } from '../base/time.ts'
 import type { Database } from '../model/database.ts'
@@ -34,7 +35,10 @@ export interface RuleContext
   generateToken: () => string
   /** A fresh `userId` for a user that identify creates. */
   generateUserId: () => string
-  /** Tells the operator of a limit reached: one line, on standard error where there is one. */
+  /**
+   * Tells the operator of a limit reached: one line, on standard error where there is one (at most
+   * one a second of each kind, then a count of the rest).
+   */
   warn: (message: string) => void
 }
 
@@ -61,6 +65,7 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     seed: options.seed,
     generateToken: options.generateToken ?? createTokenSource(),
     generateUserId: () => crypto.randomUUID(),
-    warn: (message) => console.error(`identify-api-mock: ${message}`),
+    // A line a second of each kind, and a count of the rest: a flood of refused calls is one line.
+    warn: rateLimitedLines((message) => console.error(`identify-api-mock: ${message}`)),
   }
 }

@@ -1,5 +1,5 @@
 import { hashSecret } from '../base/secrets.ts'
-import { formatTimestamp, timestampMs } from '../base/time.ts'
+import { formatInstant, formatTimestamp, timestampMs } from '../base/time.ts'
 import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
@@ -24,8 +24,8 @@ export function mintSignInToken(ctx: RuleContext, user: UserRecord, now = ctx.no
       tokenHash,
       userId: user.userId,
       orgId: user.orgId,
-      issuedAt: formatTimestamp(now),
-      expiresAt: formatTimestamp(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
+      issuedAt: formatInstant(now),
+      expiresAt: formatInstant(new Date(now.getTime() + ctx.tokenTtlSeconds * 1000)),
       redeemedAt: null,
     }),
   )

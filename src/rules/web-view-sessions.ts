@@ -1,5 +1,5 @@
 import { generateSignInToken, hashSecret } from '../base/secrets.ts'
-import { formatTimestamp, timestampMs } from '../base/time.ts'
+import { formatInstant, timestampMs } from '../base/time.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
@@ -26,7 +26,7 @@ export function openWebViewSession(ctx: RuleContext, user: UserRecord): string {
       sessionHash,
       userId: user.userId,
       orgId: user.orgId,
-      createdAt: formatTimestamp(now),
+      createdAt: formatInstant(now),
     }),
   )
 }

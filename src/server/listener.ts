@@ -15,6 +15,8 @@ import { type ControlOptions, createControlHandler } from '../control/control.ts
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
+import { bearerCredential } from '../rules/authenticate.ts'
+import { BodyBudget } from './body-budget.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 import type { SplitOptions } from './server-options.ts'
 
@@ -33,9 +35,6 @@ export interface ListenerOptions extends Partial<SplitOptions['listener']> {
   /** How many connections are open (the server counts them). */
   openConnections?: () => number
 }
-
-/** The request bodies being read at once, across every connection, at most (64 MiB). */
-export const maxBodiesBytes = 64 * 1024 * 1024
 
 /** The mock, its control endpoints and the front door, answering one request. */
 export interface SiteAnswer {
@@ -90,7 +89,7 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
   const { lingerMs = 1000, maxRequestsPerSocket = 0, maxConnections = Infinity } = options
   const { openConnections = () => 0 } = options
   const requestsOf = new WeakMap<object, number>()
-  const bodies = { reading: 0 }
+  const bodies = new BodyBudget()
   const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
   return (req: IncomingMessage, res: ServerResponse) => {
     let last = false
@@ -231,36 +230,41 @@ type BodyRead = 'unread' | 'read' | 'tooLarge' | 'overBudget' | 'gone'
 /**
  * Reads the body up to the limit. Past it, or when `Content-Length` announces more, it keeps
  * nothing and flags the body as too large at once; `gone` when the client went away first.
- * What it holds counts against `bodies.reading`, shared by every request being read: a body that
- * would take it past {@link maxBodiesBytes} is not read (`overBudget`).
+ * What it holds counts against `bodies`, the budget shared by every request being read, and
+ * against the share of its source, the credential that let it in (a body is read only once the
+ * credentials passed): a body past either is not read (`overBudget`).
  */
 function readBodyOf(
   req: IncomingMessage,
-  bodies: { reading: number },
+  bodies: BodyBudget,
 ): { read: BodyRead; body?: RequestBody } | Promise<{ read: BodyRead; body?: RequestBody }> {
   const announced = Number(req.headers['content-length'])
   if (announced > maxBodyBytes) return tooLarge
   // The announced length is held from the start: a client that sends all but a few bytes and
   // waits must not slip past the budget.
   const held = Number.isInteger(announced) && announced > 0 ? announced : 0
-  if (bodies.reading + held > maxBodiesBytes) return { read: 'overBudget' }
   // A body that came whole with its headers is taken from the stream's buffer, not listened for.
   if (held > 0 && req.readableLength === held) {
     return { read: 'read', body: { body: req.read(held) as Buffer } }
   }
-  return streamBody(req, bodies, held)
+  const source = bearerCredential(req.headers.authorization ?? null) ?? ''
+  if (!bodies.take(source, held)) return { read: 'overBudget' }
+  return streamBody(req, bodies, source, held)
 }
 
 const tooLarge = { read: 'tooLarge', body: bodyTooLarge } as const
 
-/** {@link readBodyOf} for a body still on its way: read as it comes, `announced` bytes held. */
+/**
+ * {@link readBodyOf} for a body still on its way: read as it comes, `announced` bytes held for
+ * `source` already.
+ */
 function streamBody(
   req: IncomingMessage,
-  bodies: { reading: number },
+  bodies: BodyBudget,
+  source: string,
   announced: number,
 ): Promise<{ read: BodyRead; body?: RequestBody }> {
   let held = announced
-  bodies.reading += held
   return new Promise((resolve) => {
     const chunks: Buffer[] = []
     let size = 0
@@ -270,15 +274,14 @@ function streamBody(
       req.off('error', onGone)
       req.off('close', onGone)
       chunks.length = 0
-      bodies.reading -= held
+      bodies.give(source, held)
       held = 0
       resolve(outcome)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength
       if (size > held) {
-        if (bodies.reading + size - held > maxBodiesBytes) return settle({ read: 'overBudget' })
-        bodies.reading += size - held
+        if (!bodies.take(source, size - held)) return settle({ read: 'overBudget' })
         held = size
       }
       if (size <= maxBodyBytes) chunks.push(chunk)

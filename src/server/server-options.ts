@@ -48,7 +48,9 @@ const listenerOptionsSchema = z.object({
     .describe('a connection is closed after this many requests (0: no limit)'),
   maxConnections: wholeNumber(1)
     .default(1_000)
-    .describe('connections open at once at most: a request on one more answers 503 and is closed'),
+    .describe(
+      'connections open at once at most: one more closes the connection idle the longest; when every one has a request under way, its request answers 503 and it is closed',
+    ),
 })
 
 /** Where the records are kept beyond the process. */

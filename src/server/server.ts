@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import { seedDataset } from '../../fixtures/seed.ts'
 import { parseOptions } from '../base/errors.ts'
 import { unsupportedNode } from '../base/node-support.ts'
 import { MockCore } from '../core/mock-core.ts'
+import { ConnectionPool } from './connection-pool.ts'
 import {
   answerExpectation,
   clientErrorResponse,
@@ -52,7 +53,7 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
   if (refusal) throw new Error(`identify-api-mock ${refusal}`)
   const options = splitServerOptions(parseOptions(serverOptionsSchema, options_))
   const { listen, store: storeOptions } = options
-  let connections = 0
+  const connections = new ConnectionPool(options.listener.maxConnections)
   const store =
     storeOptions.stateFile === undefined
       ? undefined
@@ -83,15 +84,13 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(site, { ...options.listener, openConnections: () => connections }),
+    createRequestListener(site, { ...options.listener, openConnections: () => connections.size }),
   )
   for (const name of Object.keys(timeouts) as (keyof typeof timeouts)[]) {
     applyTimeout[name](server, timeouts[name])
   }
-  server.on('connection', (socket) => {
-    connections++
-    socket.once('close', () => connections--)
-  })
+  server.on('connection', (socket: Socket) => connections.opened(socket))
+  server.on('request', (req, res) => connections.busy(req.socket, res))
   server.on('connect', createConnectListener(site.answer))
   server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

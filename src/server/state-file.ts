@@ -12,8 +12,28 @@ export class StateFileError extends Error {
   override name = 'StateFileError'
 }
 
+/**
+ * A commit that failed in a way that may have left it in the file (its sync failed, so its frames
+ * may be whole in the write-ahead log), and that could not be put right: whether it was written is
+ * known only when the file is read again, at the next start. The file takes no more writes
+ * ({@link StateFileStopped}). `message` says why the commit failed; `cause`, why the repair did.
+ */
+export class StateFileInDoubt extends Error {
+  override name = 'StateFileInDoubt'
+}
+
+/** A write refused because an earlier commit left the file in doubt ({@link StateFileInDoubt}). */
+export class StateFileStopped extends Error {
+  override name = 'StateFileStopped'
+}
+
 /** What marks a SQLite database as this mock's (`PRAGMA application_id`): "IAMK". */
 const applicationId = 0x49414d4b
+/**
+ * What marks a state as complete (`PRAGMA user_version`), set in the very transaction that writes a
+ * whole state (the first start's seed, a reset): a first start interrupted before it left 0.
+ */
+const completeState = 1
 /** The file holds hashes of secrets and users' data: readable and writable by its owner only. */
 const privateMode = 0o600
 /**
@@ -40,13 +60,26 @@ export class StateFile {
   readonly #db: DatabaseSync
   readonly #put: StatementSync
   readonly #delete: StatementSync
-  /** Whether the file held a state when opened (rather than being created empty). */
+  /** Whether the file held a complete state when opened (rather than being created empty). */
   readonly loaded: boolean
+  /** A failed commit left the file in doubt: it takes no more writes (see {@link #putRight}). */
+  #inDoubt = false
+  /**
+   * Whether the file was left by a first start that did not finish writing its state (stopped or
+   * killed while it wrote the seed): it holds the tables and no complete state, and is started
+   * afresh, as a new file is.
+   */
+  readonly interrupted: boolean
 
-  private constructor(path: string, db: DatabaseSync, loaded: boolean) {
+  private constructor(
+    path: string,
+    db: DatabaseSync,
+    held: { loaded: boolean; interrupted: boolean },
+  ) {
     this.path = path
     this.#db = db
-    this.loaded = loaded
+    this.loaded = held.loaded
+    this.interrupted = held.interrupted
     this.#put = db.prepare(
       'INSERT INTO records (collection, key, json) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET json = excluded.json',
     )
@@ -76,13 +109,23 @@ export class StateFile {
           `${path} is a SQLite database, but not a state file of identify-api-mock: start with a new file (another --state-file path); it was left as it is`,
         )
       }
+      if (tables !== 0) refuseDamaged(path, db)
       chmodSync(path, privateMode)
       db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
         PRAGMA application_id = ${applicationId};
         CREATE TABLE IF NOT EXISTS records (
           collection TEXT NOT NULL, key TEXT NOT NULL, json TEXT NOT NULL,
           UNIQUE (collection, key))`)
-      const file = new StateFile(path, db, tables !== 0)
+      // A file written before the mark existed is complete when it holds records: its seed was
+      // written in one transaction, after the table.
+      const complete =
+        tables !== 0 &&
+        (db.prepare('PRAGMA user_version').get()?.user_version === completeState ||
+          db.prepare('SELECT EXISTS (SELECT 1 FROM records) AS held').get()?.held === 1)
+      const file = new StateFile(path, db, {
+        loaded: complete,
+        interrupted: tables !== 0 && !complete,
+      })
       openHere.add(path)
       return file
     } catch (error) {
@@ -167,10 +210,13 @@ export class StateFile {
     })
   }
 
-  /** Replaces every record with those of `state`, as one transaction. */
+  /**
+   * Replaces every record with those of `state`, as one transaction, which also marks the state
+   * complete: a start killed while it writes its first state leaves none.
+   */
   replace(state: MockState): void {
     this.#transaction(() => {
-      this.#db.exec('DELETE FROM records')
+      this.#db.exec(`DELETE FROM records; PRAGMA user_version = ${completeState}`)
       for (const name of collectionNames) {
         for (const record of state[name])
           this.#put.run(name, keyOf(name, record), JSON.stringify(record))
@@ -184,15 +230,68 @@ export class StateFile {
   }
 
   #transaction(write: () => void): void {
+    if (this.#inDoubt) {
+      throw new StateFileStopped('a commit failed earlier and could not be put right')
+    }
     this.#db.exec('BEGIN')
     try {
       write()
       this.#db.exec('COMMIT')
     } catch (error) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK')
+      if (isIoError(error)) this.#putRight(error)
       throw error
     }
   }
+
+  /**
+   * After a commit that failed on an I/O error. SQLite has taken it back in its own view, but when
+   * its sync failed its frames may be whole in the write-ahead log, and the next start (after a
+   * crash or a `kill -9`, which leaves no clean close) would replay them: calls answered "changes
+   * nothing" would come back. A commit of a mark that changes nothing (the header's
+   * `user_version`, set to what it is) writes its frame where theirs began, so no start replays
+   * them; once it is synced, the file is exactly what was committed before. When that fails too,
+   * the file is in doubt: throws a {@link StateFileInDoubt}, and takes no more writes.
+   */
+  #putRight(failure: unknown): void {
+    try {
+      const version = Number(this.#db.prepare('PRAGMA user_version').get()?.user_version)
+      this.#db.exec(`PRAGMA user_version = ${version}`)
+    } catch (error) {
+      this.#inDoubt = true
+      throw new StateFileInDoubt((failure as Error).message, { cause: error })
+    }
+  }
+}
+
+/**
+ * Whether `error` is one of SQLite's I/O errors (`SQLITE_IOERR` and its extended codes: a failed
+ * write, read or sync), rather than a full disk (`SQLITE_FULL`, which SQLite meets before the
+ * commit's last frame is written) or an error of the statement.
+ */
+function isIoError(error: unknown): boolean {
+  const { errcode } = error as { errcode?: unknown }
+  return typeof errcode === 'number' && (errcode & 0xff) === sqliteIoErr
+}
+
+/**
+ * Refuses a database SQLite's own check finds damaged (a corrupt page of the index let the server
+ * start, then answered every write 500), with its first problem, leaving it as it is.
+ */
+function refuseDamaged(path: string, db: DatabaseSync): void {
+  let problem: string | undefined
+  try {
+    const [row] = db.prepare('PRAGMA quick_check(1)').all()
+    const said = String(row?.quick_check ?? '')
+    if (said !== 'ok')
+      problem = said.replace(/^\*\*\* in database main \*\*\*\n/, '').split('\n')[0]
+  } catch (error) {
+    problem = (error as Error).message
+  }
+  if (problem === undefined) return
+  throw new StateFileError(
+    `${path} is damaged (SQLite's check found: ${problem}): it was left as it is; restore it from a copy, or start with a new --state-file`,
+  )
 }
 
 /** The natural key of `record` in collection `name`, as the collection table declares it. */
@@ -221,9 +320,13 @@ function asStateFileError(path: string, error: unknown): StateFileError {
   return new StateFileError(`cannot use ${path} as a state file: ${fileErrorInWords(path, error)}`)
 }
 
-/** SQLite's result codes for a database another connection has locked, and for a file that is not one. */
+/**
+ * SQLite's result codes for a database another connection has locked, for a file that is not one,
+ * and the family of its I/O errors (the low byte of `SQLITE_IOERR_FSYNC` and the others).
+ */
 const sqliteBusy = 5
 const sqliteNotADatabase = 26
+const sqliteIoErr = 10
 
 /**
  * `node:sqlite`, loaded only for a state file. Node 22.13 and later have it; Node 22.12 only

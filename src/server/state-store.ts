@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { ResolvedDataFile } from '../api/data-file.ts'
+import { ApiError } from '../base/errors.ts'
 import { jsonPath } from '../base/issues.ts'
+import { rateLimitedLines } from '../base/rate-limited-lines.ts'
 import { hashSecret } from '../base/secrets.ts'
 import type { StateStore } from '../core/mock-core.ts'
 import { collectionNames } from '../model/collections.ts'
@@ -8,7 +10,7 @@ import type { MockState, PendingChanges } from '../model/database.ts'
 import type { Credentials, Dataset } from '../model/dataset.ts'
 import { apiKeyRecord, organisationSlice } from '../model/declared-data.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
-import { StateFile, StateFileError } from './state-file.ts'
+import { StateFile, StateFileError, StateFileInDoubt, StateFileStopped } from './state-file.ts'
 
 /** A {@link StateStore} over a state file, closed with the server. */
 export interface StateFileStore extends StateStore {
@@ -35,15 +37,28 @@ export function createStateFileStore(
   warn: (message: string) => void = (message) =>
     process.stderr.write(`identify-api-mock: ${message}\n`),
 ): StateFileStore {
+  // One line a second of each kind, and a count of the rest: a failing disk fails every group.
+  const say = rateLimitedLines(warn)
   let file: StateFile | undefined
   const write = (what: string, task: (file: StateFile) => void, outcome = 'it answers') => {
     if (!file) throw new Error(`${path} is not open`)
     try {
       task(file)
     } catch (error) {
-      warn(
-        `could not write ${what} to ${path} (${(error as Error).message}): ${outcome} 500 and changes nothing`,
-      )
+      const { message } = error as Error
+      if (error instanceof StateFileStopped) {
+        say(
+          `${what} was not written to ${path}, which takes no writes since a commit failed and could not be put right: ${outcome} 503 and changes nothing (restart the server to load what the file holds)`,
+        )
+        throw new ApiError('serviceUnavailable')
+      }
+      if (error instanceof StateFileInDoubt) {
+        say(
+          `could not write ${what} to ${path} (${message}), nor put the file right after it (${(error.cause as Error).message}): whether it was written is known only when the file is read again; ${outcome} 503, and so does every change until the server is restarted`,
+        )
+        throw new ApiError('serviceUnavailable')
+      }
+      say(`could not write ${what} to ${path} (${message}): ${outcome} 500 and changes nothing`)
       throw error
     }
   }
@@ -53,6 +68,11 @@ export function createStateFileStore(
       file = opened
       try {
         if (!opened.loaded) {
+          if (opened.interrupted) {
+            warn(
+              `${path} holds no complete state: a first start was stopped while it wrote the seed; it starts from the seed now`,
+            )
+          }
           const dataset = seeded()
           opened.replace(dataset.state)
           return dataset

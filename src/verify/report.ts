@@ -34,6 +34,14 @@ export const verifyReportSchema = z.strictObject({
     deleted: z.boolean(),
     /** Where it may remain: each organisation (and id) where the clean-up could not delete it. */
     leftBehind: z.array(z.strictObject({ orgId: z.string(), id: z.string() })),
+    /**
+     * Each organisation where an identify of the run got no answer, so that its write may land
+     * late: checked with one more delete a timeout after the clean-up, `rewritten` when that
+     * delete found the user a late write had made again (and deleted it).
+     */
+    unanswered: z.array(
+      z.strictObject({ orgId: z.string(), id: z.string(), rewritten: z.boolean() }),
+    ),
   }),
 })
 

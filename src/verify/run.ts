@@ -45,12 +45,19 @@ export async function verifyDeployment(options: VerifyOptions): Promise<VerifyRe
       break
     }
   }
-  const leftBehind = await deleteWhatWasWritten(ctx, steps, results, send)
+  const { leftBehind, unanswered } = await deleteWhatWasWritten(
+    ctx,
+    steps,
+    results,
+    send,
+    resolved.timeoutMs,
+  )
   const throwawayUser = {
     orgId: ctx.orgId,
     id: ctx.userId,
     deleted: leftBehind.length === 0,
     leftBehind,
+    unanswered,
   }
   if (interrupted) {
     throw new VerifyError(
@@ -132,38 +139,67 @@ const mayHaveWritten = (exchange: Exchange | undefined) =>
 /** How many deletes the clean-up sends to one organisation, when one gets no answer. */
 const cleanUpAttempts = 2
 
+/** What the clean-up found: where the user remains, and where a write of the run got no answer. */
+type CleanUp = Pick<VerifyReport['throwawayUser'], 'leftBehind' | 'unanswered'>
+
 /**
  * Deletes the throwaway user in every organisation an identify of the run may have written it to
  * (answered 2xx, or no answer: a request that timed out may still be applied), unless the run's
- * last delete there showed it gone. A delete that gets no answer is sent once more. Not
- * interruptible: it is what an interruption waits for. Returns the users it could not delete.
+ * last delete there showed it gone. A delete that gets no answer is sent once more. Where an
+ * identify got no answer, its write may land after that delete (or after the run's own delete
+ * that showed the user gone): `settleMs` (the request timeout) later, one more delete finds and
+ * deletes what it wrote, and the organisation is reported as `unanswered`, `rewritten` when it
+ * had. Not interruptible: it is what an interruption waits for.
  */
 async function deleteWhatWasWritten(
   ctx: RunContext,
   steps: readonly Step[],
   results: Results,
   send: Send,
-): Promise<VerifyReport['throwawayUser']['leftBehind']> {
-  const places = new Map<string, { written: boolean; lastDelete?: Exchange | undefined }>()
+  settleMs: number,
+): Promise<CleanUp> {
+  const places = new Map<
+    string,
+    { written: boolean; unanswered: boolean; lastDelete?: Exchange | undefined }
+  >()
   for (const step of steps) {
     const orgId = orgIdOf(step, ctx)
     if (orgId === undefined || !(step.name in results)) continue
-    const place = places.get(orgId) ?? { written: false }
-    if (step.method === 'POST') place.written ||= mayHaveWritten(results[step.name])
-    else place.lastDelete = results[step.name]
+    const place = places.get(orgId) ?? { written: false, unanswered: false }
+    const exchange = results[step.name]
+    if (step.method === 'POST') {
+      place.written ||= mayHaveWritten(exchange)
+      place.unanswered ||= exchange?.answered === false
+    } else place.lastDelete = exchange
     places.set(orgId, place)
   }
-  const leftBehind = []
-  for (const [orgId, place] of places) {
-    if (!place.written || showsGone(place.lastDelete)) continue
-    const path = deletePath(orgId, ctx.userId)
+  const id = ctx.userId
+  const leftBehind: CleanUp['leftBehind'] = []
+  const deleteIn = async (orgId: string) => {
+    const path = deletePath(orgId, id)
     let exchange: Exchange | undefined
     for (let attempt = 0; attempt < cleanUpAttempts && !exchange?.answered; attempt++) {
       exchange = await send({ method: 'DELETE', path, auth: 'key' }, false)
     }
-    if (!showsGone(exchange)) leftBehind.push({ orgId, id: ctx.userId })
+    return exchange
   }
-  return leftBehind
+  for (const [orgId, place] of places) {
+    if (!place.written || showsGone(place.lastDelete)) continue
+    if (!showsGone(await deleteIn(orgId))) leftBehind.push({ orgId, id })
+  }
+  const inDoubt = [...places].filter(
+    ([orgId, place]) => place.unanswered && !leftBehind.some((left) => left.orgId === orgId),
+  )
+  if (inDoubt.length > 0) await new Promise((resolve) => setTimeout(resolve, settleMs))
+  const unanswered: CleanUp['unanswered'] = []
+  for (const [orgId] of inDoubt) {
+    const last = await deleteIn(orgId)
+    if (!showsGone(last)) leftBehind.push({ orgId, id })
+    const rewritten =
+      last?.answered === true && last.answer.status >= 200 && last.answer.status < 300
+    unanswered.push({ orgId, id, rewritten })
+  }
+  return { leftBehind, unanswered }
 }
 
 /** The organisation a step writes the throwaway user to (or deletes it from); `undefined` if none. */
@@ -173,6 +209,21 @@ function orgIdOf(step: Step, ctx: RunContext): string | undefined {
   }
   if (step.method !== 'DELETE') return undefined
   return [ctx.orgId, ctx.otherOrgId].find((orgId) => step.path === deletePath(orgId, ctx.userId))
+}
+
+/**
+ * One sentence per organisation where a write of the run got no answer: what the last delete,
+ * sent a timeout after the clean-up, found, and that a later write cannot be undone from outside.
+ *
+ * @example describeUnanswered([{ orgId: 'acme', id: 'verify-3f…', rewritten: true }])
+ * // ['an identify of the throwaway user verify-3f… in acme got no answer and wrote it after the clean-up: deleted again']
+ */
+export function describeUnanswered(places: VerifyReport['throwawayUser']['unanswered']): string[] {
+  return places.map(({ orgId, id, rewritten }) =>
+    rewritten
+      ? `an identify of the throwaway user ${id} in ${orgId} got no answer and wrote it after the clean-up: deleted again; a write still later would bring it back`
+      : `an identify of the throwaway user ${id} in ${orgId} got no answer: it had not written it a timeout after the clean-up, and a write still later would bring it back`,
+  )
 }
 
 /**

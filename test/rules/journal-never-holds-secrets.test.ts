@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { createMockApi } from '../../src/root/index.ts'
+import { startServer } from '../../src/server/server.ts'
 
 const key = 'sk_test_journal0123456789abcdef'
 const organisations = [{ orgId: 'acme', apiKeys: [key] }]
@@ -228,5 +232,65 @@ describe('the journal never holds a key or a token in clear', () => {
         request: { orgId: 'acme', id: 'not-a-secret-at-all' },
       },
     ])
+  })
+})
+
+describe('every live secret is redacted from its creation, and after a restart', () => {
+  it("redacts a created organisation's key inside another tenant's call before the key is ever used, and after that organisation's reset", async () => {
+    const api = createMockApi({ organisations })
+    const created = await api.organisations.create()
+    await signIn(api, `u-${created.apiKey}.x`)
+    expect(api.calls().at(-1)).toMatchObject({ request: { id: '[redacted]' }, status: 200 })
+    await api.reset({ orgId: created.orgId })
+    await signIn(api, `v-${created.apiKey}.y`)
+    expect(api.calls().at(-1)).toMatchObject({ request: { id: '[redacted]' }, status: 200 })
+    expectNoSecret(api, created.apiKey)
+  })
+
+  it('redacts a live token and a created key inside strings after a restart from the state file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'redaction-restart-'))
+    const stateFile = join(dir, 'state.db')
+    const options = { port: 0, stateFile, seededOrganisations: 0, organisations }
+    const first = await startServer(options)
+    const created = (await first.core.organisations.create()).apiKey
+    const identify = (url: string, id: string) =>
+      fetch(`${url}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ id, orgId: 'acme' }),
+      })
+    const { token } = (await (await identify(first.url, 'ada')).json()) as { token: string }
+    await first.close()
+    const second = await startServer(options)
+    try {
+      // Both are held only as hashes now, never seen in clear by this process.
+      expect((await identify(second.url, `x${token}y`)).status).toBe(200)
+      expect((await identify(second.url, `id-${created}-z`)).status).toBe(200)
+      const remove = await fetch(`${second.url}/api/v1/users/acme/pre-${token}`, {
+        method: 'DELETE',
+        headers: auth,
+      })
+      expect(remove.status).toBe(404)
+      expect(second.core.calls().map((c) => c.request)).toEqual([
+        { id: '[redacted]', orgId: 'acme' },
+        { id: '[redacted]', orgId: 'acme' },
+        { orgId: 'acme', id: '[redacted]' },
+      ])
+      const journal = await (await fetch(`${second.url}/__mock/requests`)).text()
+      expect(journal).not.toContain(token)
+      expect(journal).not.toContain(created)
+      // What is not a secret is kept, a run of hex that holds none included.
+      expect((await identify(second.url, `plain-${'ab'.repeat(40)}`)).status).toBe(200)
+      expect(second.core.calls().at(-1)?.request).toEqual({
+        id: `plain-${'ab'.repeat(40)}`,
+        orgId: 'acme',
+      })
+      // A run longer than 64 hashes would check counts as a secret: over-redacted, the safe side.
+      expect((await identify(second.url, 'ab'.repeat(100))).status).toBe(200)
+      expect(second.core.calls().at(-1)?.request).toEqual({ id: '[redacted]', orgId: 'acme' })
+    } finally {
+      await second.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

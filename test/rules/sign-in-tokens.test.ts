@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { formatInstant } from '../../src/base/time.ts'
 import { MockCore } from '../../src/root/advanced.ts'
-import { dispatchJson } from '../support/way-in.ts'
+import { dispatchJson, dispatchRaw } from '../support/way-in.ts'
 
-function setup(options: { tokenTtlSeconds?: number } = {}) {
-  let now = new Date('2026-01-01T12:00:00Z')
+function setup(
+  options: { tokenTtlSeconds?: number; sessionTtlSeconds?: number } = {},
+  start = '2026-01-01T12:00:00Z',
+) {
+  let now = new Date(start)
   const api = new MockCore({
     ...options,
     now: () => now,
@@ -22,6 +26,52 @@ function setup(options: { tokenTtlSeconds?: number } = {}) {
   }
   return { api, identify, advance }
 }
+
+describe('expiry, to the millisecond', () => {
+  // Issued 900 ms into a second: rounded down to the second, a one-second TTL left 100 ms.
+  const start = '2026-01-01T12:00:00.900Z'
+
+  it('stamps an instant as toISOString does, with its offset written out', () => {
+    for (const ms of [0, 999, 1000, 1_767_268_800_900, -1, -1001]) {
+      const date = new Date(ms)
+      expect(formatInstant(date)).toBe(`${date.toISOString().slice(0, 23)}+00:00`)
+    }
+  })
+
+  it('keeps a token with a one-second TTL valid 600 ms after it is issued, not at one second', async () => {
+    const { api, identify, advance } = setup({ tokenTtlSeconds: 1 }, start)
+    const first = await identify('quick')
+    const second = await identify('quick')
+    advance(0.6)
+    expect((await api.redeemToken('acme', first.token)).ok).toBe(true)
+    advance(0.4)
+    expect(await api.redeemToken('acme', second.token)).toEqual({ ok: false, reason: 'expired' })
+    const [token] = (await api.state()).signInTokens
+    expect(token).toMatchObject({
+      issuedAt: '2026-01-01T12:00:00.900+00:00',
+      expiresAt: '2026-01-01T12:00:01.900+00:00',
+    })
+  })
+
+  it('keeps a web-view session with a one-second TTL open 600 ms after it starts, not at one second', async () => {
+    const { api, identify, advance } = setup({ sessionTtlSeconds: 1 }, start)
+    const { token } = await identify('viewer')
+    const view = (query: string, cookie?: string) =>
+      dispatchRaw(api, {
+        method: 'GET',
+        target: `/webview?orgId=acme${query}`,
+        headers: cookie ? { cookie } : {},
+        body: null,
+      })
+    const opened = await view(`&token=${token}`)
+    expect(opened.status).toBe(200)
+    const cookie = opened.header('set-cookie')?.split(';')[0]
+    advance(0.6)
+    expect((await view('', cookie)).status).toBe(200)
+    advance(0.4)
+    expect((await view('', cookie)).status).toBe(401)
+  })
+})
 
 describe('sign-in token redemption', () => {
   it('succeeds once, for its organisation, and sets lastActive from the clock', async () => {

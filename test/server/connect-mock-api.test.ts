@@ -1,5 +1,7 @@
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectMockApi } from '../../src/client/connect-mock-api.ts'
+import { connectMockApi, MockApiClientError } from '../../src/client/connect-mock-api.ts'
 import { ApiError } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 
@@ -74,5 +76,81 @@ describe('connectMockApi against the server', () => {
     ).rejects.toMatchObject({ status: 404, message: 'User not found' })
     expect(await api.webhooks.remove(endpoint.id)).toBe(true)
     expect(await api.webhooks.remove(endpoint.id)).toBe(false)
+  })
+})
+
+describe('connectMockApi when the answer is not the mock’s', () => {
+  /** A server on a free port that answers every request with `answer` (or never, without one). */
+  async function stranger(answer?: (res: ServerResponse) => void) {
+    const held: ServerResponse[] = []
+    const server = createServer((_req, res) => (answer ? answer(res) : held.push(res)))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const { port } = server.address() as AddressInfo
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () => {
+        for (const res of held) res.destroy()
+        return new Promise((resolve) => server.close(resolve))
+      },
+    }
+  }
+
+  it('rejects a body that is not JSON with a MockApiClientError, not a raw SyntaxError', async () => {
+    const proxy = await stranger((res) => res.end('<html>a captive portal</html>'))
+    try {
+      const error = await connectMockApi(proxy.url)
+        .state()
+        .catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(MockApiClientError)
+      expect(error).toMatchObject({
+        code: 'invalid-answer',
+        message: expect.stringMatching(
+          /^GET http:.*\/__mock\/state answered 200 with a body that is not JSON: "<html>/,
+        ),
+        cause: expect.any(SyntaxError),
+      })
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('gives up after timeoutMs with a MockApiClientError timeout', async () => {
+    const silent = await stranger()
+    try {
+      const api = connectMockApi(silent.url, { timeoutMs: 200 })
+      await expect(api.ready).rejects.toMatchObject({
+        constructor: MockApiClientError,
+        code: 'timeout',
+        message: expect.stringMatching(/^GET .*\/__mock\/health: no answer within 200 ms$/),
+      })
+    } finally {
+      await silent.close()
+    }
+  })
+
+  it('rejects with a MockApiClientError unreachable when nothing listens', async () => {
+    const gone = await stranger((res) => res.end())
+    await gone.close()
+    await expect(connectMockApi(gone.url).reset()).rejects.toMatchObject({
+      constructor: MockApiClientError,
+      code: 'unreachable',
+      message: expect.stringMatching(/no answer \(ECONNREFUSED\)$/),
+    })
+  })
+
+  it("rejects an error answer that is not the mock's with a MockApiClientError, not an ApiError", async () => {
+    const gateway = await stranger((res) => {
+      res.statusCode = 502
+      res.end('<h1>502 Bad Gateway</h1>')
+    })
+    try {
+      await expect(connectMockApi(gateway.url).state()).rejects.toMatchObject({
+        constructor: MockApiClientError,
+        code: 'invalid-answer',
+        message: expect.stringMatching(/answered 502 Bad Gateway, not an error of the mock: "<h1>/),
+      })
+    } finally {
+      await gateway.close()
+    }
   })
 })

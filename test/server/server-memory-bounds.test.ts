@@ -88,8 +88,24 @@ describe('a stranger', () => {
 })
 
 describe('connections and bodies', () => {
-  it('answers 503 at once past maxConnections, closing the connection, and serves again after', async () => {
-    for (let i = 0; i < 80; i++) await connect()
+  it('closes the connection idle the longest for one past maxConnections, which is served', async () => {
+    const idle: RawConnection[] = []
+    for (let i = 0; i < 80; i++) idle.push(await connect())
+    await sleep(200)
+    const extra = await connect()
+    await writeAll(extra.socket, 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await extra.waitFor(/^HTTP\/1\.1 200 OK\r\n/)
+    await idle[0]?.closed
+    expect(idle.filter((conn) => conn.isClosed())).toEqual([idle[0]])
+    await closeAll()
+  })
+
+  it('answers 503 at once past maxConnections when every connection has a request under way', async () => {
+    // Each sends its head and part of a small body: a request under way, not idle.
+    for (let i = 0; i < 80; i++) {
+      const conn = await connect()
+      await writeAll(conn.socket, `${identifyHead(key, 100)}{"id":`)
+    }
     await sleep(200)
     const extra = await connect()
     await writeAll(extra.socket, 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n')
@@ -101,28 +117,120 @@ describe('connections and bodies', () => {
     expect((await fetch(`${server.url}/__mock/health`)).status).toBe(200)
   })
 
-  it('holds at most 64 MiB of bodies being read: a slow body past it gets 503 at once', async () => {
-    // Authenticated clients, each announcing 1 MiB and sending a little of it.
-    for (let i = 0; i < 64; i++) {
-      const conn = await connect()
-      await writeAll(conn.socket, `${identifyHead(key, mib)}{"id":`)
-    }
+  /** Opens a connection that sends `head` and the start of the 1 MiB body it announces. */
+  async function slowBody(head: string): Promise<RawConnection> {
+    const conn = await connect()
+    await writeAll(conn.socket, `${head}{"id":`)
+    return conn
+  }
+
+  /** A tenant's identify, answered while the floods hold what they hold. */
+  async function identify(apiKey: string, orgId: string | undefined) {
+    return fetch(`${server.url}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'during-the-flood', orgId }),
+    })
+  }
+
+  const controlHead = (length: number) =>
+    'POST /__mock/faults HTTP/1.1\r\nHost: localhost\r\n' +
+    `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`
+
+  it.each([
+    ["one tenant's key", () => identifyHead(key, mib)],
+    ['the controls without a token', () => controlHead(mib)],
+  ])(
+    'holds at most 16 MiB of slow bodies sent with %s: the rest get 503, another tenant is answered',
+    async (_, head) => {
+      const flood: RawConnection[] = []
+      for (let i = 0; i < 64; i++) flood.push(await slowBody(head()))
+      await sleep(500)
+      // A quarter of the budget is held; every body past it was refused at once.
+      const refused = flood.filter((conn) => conn.isClosed())
+      expect(refused).toHaveLength(48)
+      for (const conn of refused) expect(firstResponse(conn.received()).body).toBe(unavailable)
+      const other = server.core.credentials[1]
+      const answer = await identify(other?.apiKeys[0] ?? '', other?.orgId)
+      expect(answer.status).toBe(200)
+      // The 16 held are still waiting for their bodies.
+      expect(flood.filter((conn) => !conn.isClosed())).toHaveLength(16)
+      await closeAll()
+    },
+  )
+
+  it('holds at most 64 MiB of bodies being read in all: a slow body past it gets 503 at once', async () => {
+    // Four sources, each holding its share: three tenants' keys and the controls without a token.
+    const keys = [key, server.core.credentials[1]?.apiKeys[0] ?? '']
+    keys.push((await server.core.organisations.create()).apiKey)
+    const heads = [...keys.map((k) => identifyHead(k, mib)), controlHead(mib)]
+    for (const head of heads) for (let i = 0; i < 16; i++) await slowBody(head)
     await sleep(500)
-    const extra = await connect()
-    await writeAll(extra.socket, `${identifyHead(key, mib)}{"id":`)
+    const fifth = (await server.core.organisations.create()).apiKey
+    const extra = await slowBody(identifyHead(fifth, mib))
     await extra.closed
     const response = firstResponse(extra.received())
     expect(response.statusLine).toBe('HTTP/1.1 503 Service Unavailable')
     expect(response.body).toBe(unavailable)
     // Once they are gone, the budget is free again.
     await closeAll()
-    const body = JSON.stringify({ id: 'after', orgId: server.core.credentials[0]?.orgId })
+    const answer = await identify(key, server.core.credentials[0]?.orgId)
+    expect(answer.status).toBe(200)
+  })
+})
+
+describe('idle connections', () => {
+  it('1,001 idle sockets on the default cap of 1,000 lock nobody out: a call after them is answered', async () => {
+    const defaults = await startServer({ port: 0 })
+    const idle: RawConnection[] = []
+    try {
+      for (let i = 0; i < 1001; i++) idle.push(await openConnection(defaults.url))
+      const answer = await fetch(`${defaults.url}/api/v1/users/identify`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${defaults.core.credentials[0]?.apiKeys[0]}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ id: 'after-the-idle', orgId: defaults.core.credentials[0]?.orgId }),
+      })
+      expect(answer.status).toBe(200)
+      // The ones idle the longest made room, the first to go first.
+      await idle[1]?.closed
+      expect(idle[0]?.isClosed()).toBe(true)
+      expect(idle.at(-1)?.isClosed()).toBe(false)
+    } finally {
+      for (const conn of idle) conn.socket.destroy()
+      await defaults.close()
+    }
+  }, 30_000)
+})
+
+describe('requests that read no body', () => {
+  it('health and the inspector files answer at once, holding nothing of the budget of bodies', async () => {
+    // 64 of them announce 1 MiB each and send a little: read, they would take all 64 MiB.
+    const paths = ['/__mock/health', '/__mock/', '/__mock/inspector.css', '/__mock/inspector.js']
+    const flood: RawConnection[] = []
+    for (let i = 0; i < 64; i++) {
+      const conn = await connect()
+      await writeAll(
+        conn.socket,
+        `GET ${paths[i % paths.length]} HTTP/1.1\r\nHost: localhost\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${mib}\r\n\r\n{"x":`,
+      )
+      flood.push(conn)
+    }
+    for (const conn of flood) {
+      await conn.waitFor(/^HTTP\/1\.1 200 OK\r\n/)
+      expect(firstResponse(conn.received()).head).toContain('connection: close')
+    }
+    // A tenant's call with a body is read meanwhile, not refused for want of budget.
     const answer = await fetch(`${server.url}/api/v1/users/identify`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
+      body: JSON.stringify({ id: 'during', orgId: server.core.credentials[0]?.orgId }),
     })
     expect(answer.status).toBe(200)
+    await closeAll()
   })
 })
 

@@ -49,6 +49,26 @@ describe('the state file', () => {
     reopened.close()
   })
 
+  it('counts a file opened and never given a whole state as interrupted, and one written before the mark as whole', () => {
+    // A start stopped before its seed: the tables, no state.
+    StateFile.open(path).close()
+    const interrupted = StateFile.open(path)
+    expect([interrupted.loaded, interrupted.interrupted]).toEqual([false, true])
+    interrupted.replace(seeded())
+    interrupted.close()
+    const whole = StateFile.open(path)
+    expect([whole.loaded, whole.interrupted]).toEqual([true, false])
+    whole.close()
+    // A file written before the mark existed: records, and user_version 0.
+    const old = new DatabaseSync(path)
+    old.exec('PRAGMA user_version = 0')
+    old.close()
+    const earlier = StateFile.open(path)
+    expect([earlier.loaded, earlier.interrupted]).toEqual([true, false])
+    expect(earlier.read()).toEqual(seeded())
+    earlier.close()
+  })
+
   it('commits puts by key (in place, keeping the order) and deletes', () => {
     const file = StateFile.open(path)
     const state = seeded()

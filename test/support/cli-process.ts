@@ -69,9 +69,22 @@ export async function waitForOutput(
   }
 }
 
-/** Starts `serve` on a free port (through `launcher`, if any) and returns the URL its banner prints. */
-export async function startCli(args: string[] = [], launcher: string[] = []) {
-  const cli = runCli(['serve', '--port', '0', ...args], launcher)
+/** Ends `cli` with SIGKILL, as a crash or `docker kill` would, and waits until it has exited. */
+export async function killCli(cli: CliProcess): Promise<void> {
+  cli.child.kill('SIGKILL')
+  await cli.exit
+}
+
+/**
+ * Starts `serve` on a free port (through `launcher`, if any, with `env` added) and returns the URL
+ * its banner prints.
+ */
+export async function startCli(
+  args: string[] = [],
+  launcher: string[] = [],
+  env: Record<string, string> = {},
+) {
+  const cli = runCli(['serve', '--port', '0', ...args], launcher, env)
   const [, url = ''] = await waitForOutput(cli, /listening on (http:\/\/\S+)/)
   return { cli, url }
 }

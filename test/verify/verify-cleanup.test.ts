@@ -25,6 +25,8 @@ interface FakeTarget {
 interface Behaviour {
   /** Milliseconds before it answers (and applies) a request; none by default. */
   delayMs?: (request: string, orgId: string) => number
+  /** What it waits for before it answers (and applies) a request; nothing by default. */
+  holdUntil?: (request: string, orgId: string) => Promise<void> | undefined
   /** Whether a delete in `orgId` is refused 403 rather than applied. */
   refusesDelete?: (orgId: string) => boolean
   /** Whether a late answer is applied (a slow service) or not (a request stuck, then dropped). */
@@ -63,6 +65,7 @@ async function startFakeTarget(behaviour: Behaviour = {}): Promise<FakeTarget> {
     const body =
       req.method === 'POST' ? JSON.parse(Buffer.concat(chunks).toString() || '{}') : undefined
     const orgId = deleteMatch ? decodeURIComponent(deleteMatch[1] as string) : body?.orgId
+    await behaviour.holdUntil?.(request, orgId)
     const delay = behaviour.delayMs?.(request, orgId) ?? 0
     if (delay > 0) {
       await new Promise((resolve) => setTimeout(resolve, delay))
@@ -98,6 +101,16 @@ async function startFakeTarget(behaviour: Behaviour = {}): Promise<FakeTarget> {
 
 const isOtherOrgIdentify = (request: string, orgId: string) =>
   request.startsWith('POST') && orgId === 'globex'
+
+/** A run against `target` for `acme`, with `globex` as the other organisation. */
+const verifyAcme = (target: FakeTarget, timeoutMs?: number) =>
+  verifyDeployment({
+    baseUrl: target.url,
+    apiKey,
+    orgId: 'acme',
+    otherOrgId: 'globex',
+    ...(timeoutMs !== undefined && { timeoutMs }),
+  })
 
 const deletesIn = (target: FakeTarget, orgId: string) =>
   target.requests.filter((r) => r.startsWith(`DELETE /api/v1/users/${orgId}/verify-`))
@@ -156,17 +169,13 @@ describe('verify against a target that accepts the other organisation’s identi
 describe('verify cleans up in every organisation it wrote to', { timeout: 30_000 }, () => {
   it('names the other organisation, not the key’s, when the identify there answered in time', async () => {
     const target = await startFakeTarget({ refusesDelete: (orgId) => orgId === 'globex' })
-    const report = await verifyDeployment({
-      baseUrl: target.url,
-      apiKey,
-      orgId: 'acme',
-      otherOrgId: 'globex',
-    })
+    const report = await verifyAcme(target)
     expect(report.throwawayUser).toEqual({
       orgId: 'acme',
       id: report.throwawayUser.id,
       deleted: false,
       leftBehind: [{ orgId: 'globex', id: report.throwawayUser.id }],
+      unanswered: [],
     })
     expect([...target.users]).toEqual([`globex/${report.throwawayUser.id}`])
   })
@@ -179,16 +188,54 @@ describe('verify cleans up in every organisation it wrote to', { timeout: 30_000
         request.startsWith('DELETE') && orgId === 'globex' && ++lateDeletes <= 2 ? 600 : 0,
       appliesLateDeletes: false,
     })
-    const report = await verifyDeployment({
-      baseUrl: target.url,
-      apiKey,
-      orgId: 'acme',
-      otherOrgId: 'globex',
-      timeoutMs: 300,
-    })
+    const report = await verifyAcme(target, 300)
     expect(deletesIn(target, 'globex')).toHaveLength(3)
     expect(report.throwawayUser).toMatchObject({ deleted: true, leftBehind: [] })
     await new Promise((resolve) => setTimeout(resolve, 400))
     expect([...target.users]).toEqual([])
+  })
+})
+
+describe('verify and a write that lands after its clean-up', { timeout: 30_000 }, () => {
+  it('deletes the user a late identify wrote after the clean-up, and reports that write', async () => {
+    // The identify in globex times out, and is applied once the run has sent its last delete:
+    // after the run's own delete there answered 404, before the clean-up's check.
+    let releaseLateWrite = () => {}
+    const lateWrite = new Promise<void>((resolve) => {
+      releaseLateWrite = resolve
+    })
+    const target = await startFakeTarget({
+      holdUntil: (request, orgId) => (isOtherOrgIdentify(request, orgId) ? lateWrite : undefined),
+    })
+    const lastStep = setInterval(() => {
+      if (deletesIn(target, 'acme').length >= 2) releaseLateWrite()
+    }, 5)
+    try {
+      const report = await verifyAcme(target, 300)
+      const { id } = report.throwawayUser
+      expect(report.throwawayUser).toEqual({
+        orgId: 'acme',
+        id,
+        deleted: true,
+        leftBehind: [],
+        unanswered: [{ orgId: 'globex', id, rewritten: true }],
+      })
+      // Gone everywhere: the late write's user was deleted by the last check.
+      expect([...target.users]).toEqual([])
+      expect(deletesIn(target, 'globex')).toHaveLength(2)
+    } finally {
+      clearInterval(lastStep)
+    }
+  })
+
+  it('says so when the write that got no answer had not landed by the last check', async () => {
+    const target = await startFakeTarget({
+      delayMs: (request, orgId) => (isOtherOrgIdentify(request, orgId) ? 5_000 : 0),
+    })
+    const report = await verifyAcme(target, 200)
+    expect(report.throwawayUser).toMatchObject({
+      deleted: true,
+      unanswered: [{ orgId: 'globex', rewritten: false }],
+    })
   })
 })

@@ -183,6 +183,7 @@ describe('verify against a deployment that drifted', () => {
       id: expect.stringMatching(/^verify-/),
       deleted: false,
       leftBehind: [{ orgId: 'org-1', id: report.throwawayUser.id }],
+      unanswered: [],
     })
     expect(throwawayUsersIn(await server.core.state()).map((u) => u.id)).toEqual([
       report.throwawayUser.id,

@@ -4,7 +4,7 @@ import { formatJUnit, type VerifyReport } from '../../src/verify/node/index.ts'
 const report: VerifyReport = {
   ok: false,
   target: 'https://staging.example.com/?a=1&b=2',
-  throwawayUser: { orgId: 'acme', id: 'verify-1', deleted: true, leftBehind: [] },
+  throwawayUser: { orgId: 'acme', id: 'verify-1', deleted: true, leftBehind: [], unanswered: [] },
   checks: [
     {
       name: 'a <contract> row',

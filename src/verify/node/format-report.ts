@@ -2,7 +2,7 @@ import { styleText } from 'node:util'
 import type { VerifyPlan } from '../dry-run.ts'
 import { type CheckResult, isFailing, type VerifyReport } from '../report.ts'
 import { verifyRows } from '../rows.ts'
-import { describeLeftBehind } from '../run.ts'
+import { describeLeftBehind, describeUnanswered } from '../run.ts'
 
 type Paint = (style: Parameters<typeof styleText>[0], text: string) => string
 
@@ -54,6 +54,7 @@ export function formatReport(report: VerifyReport, { colour, strict }: FormatOpt
     ...(user.leftBehind.length === 0
       ? [`The throwaway user ${user.id} of ${user.orgId} was deleted.`]
       : describeLeftBehind(user.leftBehind).map((line) => paint('red', `${capitalise(line)}.`))),
+    ...describeUnanswered(user.unanswered).map((line) => paint('yellow', `${capitalise(line)}.`)),
     ...(differences.length > 0
       ? [
           '',
