@@ -22,9 +22,12 @@ import { serverGuide, serverGuidePath } from '../support/controls-doc.ts'
 /** The dotted names of a table's rows: `organisations.create`. */
 type RowNames<T, Prefix extends string = ''> = {
   [K in keyof T & string]: T[K] extends { run: unknown }
-    ? `${Prefix}${K}`
+    ? `${Prefix}${K}` | RowNames<OwnRows<T[K]>, `${Prefix}${K}.`>
     : RowNames<T[K], `${Prefix}${K}.`>
 }[keyof T & string]
+
+/** The rows a row holds (`coverage.clear` of `coverage`). */
+type OwnRows<R> = { [K in keyof R as R[K] extends { run: unknown } ? K : never]: R[K] }
 
 /** Arguments for a call of each row: a row added without them is a type error here. */
 type Calls = {
@@ -60,6 +63,8 @@ const calls: Calls = {
   'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
   'organisations.remove': ({ orgId }) => [orgId],
   'shapes.cases': () => [],
+  coverage: ({ orgId }) => [{ orgId }],
+  'coverage.clear': () => [],
   'webhooks.add': () => [{ url: 'http://127.0.0.1:9/webhooks' }],
   'webhooks.list': () => [],
   'webhooks.deliveries': () => [],
@@ -76,6 +81,7 @@ const tenantCalls: TenantCalls = {
   listUsers: () => [{}],
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
+  coverage: () => [],
   remove: () => [],
 }
 
