@@ -10,7 +10,7 @@ import {
 import type { ControlTable } from '../../src/control/control-table.ts'
 import { createMockApi, type MockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { serverGuide, serverGuidePath } from '../support/controls-doc.ts'
+import { controlsDoc } from '../support/controls-doc.ts'
 
 /**
  * Every row of the control table is a route over HTTP, a method in-process and through
@@ -155,8 +155,8 @@ describe('every row of the control table', () => {
   })
 
   it('is a row of the server guide, which `npm run docs:controls` writes', () => {
-    const guide = readFileSync(serverGuidePath, 'utf8')
-    expect(guide).toBe(serverGuide(guide))
+    const guide = readFileSync(controlsDoc.path, 'utf8')
+    expect(guide).toBe(controlsDoc.whole(guide))
     for (const { name, row } of controlRows()) {
       const path = row.path.replace(/:(\w+)/g, '{$1}')
       expect(guide).toContain(`| \`${row.method} ${path}\` |`)
