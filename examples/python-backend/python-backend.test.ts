@@ -1,14 +1,24 @@
 import { execFile, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { startServer } from '../../src/server/server.ts'
+import { codeBlocks } from '../../test/support/docs.ts'
 
 /**
  * The Python example's own suite (pytest, a tenant per test) run in four parallel workers
  * (`pytest -n 4`, pytest-xdist) against one standalone server, as a Python backend's CI runs it
- * beside the server or its container.
+ * beside the server or its container; with the coverage guide's pytest recipe loaded as a plugin,
+ * as it stands, which prints what the run's clients met.
  */
+const [coverageRecipe = ''] = codeBlocks(
+  'docs/guides/coverage.md',
+  '### pytest, or any other language',
+  'python',
+)
 const here = fileURLToPath(new URL('.', import.meta.url))
 /** The first Python here with pytest and pytest-xdist (Debian's `python3-pytest`, `python3-pytest-xdist`). */
 const python = ['python3', '/usr/bin/python3'].find(
@@ -20,20 +30,34 @@ describe.skipIf(python === undefined)(
   () => {
     it('pass with pytest -n 4 against one server, a tenant per test', async () => {
       const server = await startServer({ port: 0 })
+      const plugins = mkdtempSync(join(tmpdir(), 'pytest-plugins-'))
+      writeFileSync(join(plugins, 'contract_coverage.py'), coverageRecipe)
       try {
         const { stdout } = await promisify(execFile)(
           python as string,
-          ['-m', 'pytest', '-n', '4', '-q', '-p', 'no:cacheprovider'],
+          ['-m', 'pytest', '-n', '4', '-q', '-p', 'no:cacheprovider', '-p', 'contract_coverage'],
           {
             cwd: here,
             // No __pycache__ left in the repository.
-            env: { ...process.env, IDENTIFY_API_URL: server.url, PYTHONDONTWRITEBYTECODE: '1' },
+            env: {
+              ...process.env,
+              IDENTIFY_API_URL: server.url,
+              IDENTIFY_API_MOCK_URL: server.url,
+              PYTHONPATH: plugins,
+              PYTHONDONTWRITEBYTECODE: '1',
+            },
           },
         )
         expect(stdout).toMatch(/^15 passed in /m)
+        // The recipe printed the run's coverage once, as the server counted it.
+        const { met, total } = server.core.coverage()
+        expect(stdout.match(/identify-api-mock: the clients met/g)).toHaveLength(1)
+        expect(stdout).toContain(`the clients met ${met} of ${total} answers`)
+        expect(met).toBeGreaterThan(3)
         // Every test removed its tenant: only the seeded organisations are left.
         expect(server.core.credentials.map((c) => c.orgId)).toEqual(['org-1', 'org-2'])
       } finally {
+        rmSync(plugins, { recursive: true, force: true })
         await server.close()
       }
     }, 120_000)

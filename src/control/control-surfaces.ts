@@ -7,8 +7,19 @@ import { type ControlTable, controlTable } from './control-table.ts'
 // The surfaces read from the control table: the in-process methods, the client's, and the tenant
 // handle, as types and as objects built over one way of calling a row (see `Invoke`).
 
+/**
+ * The rows a row holds besides its own fields: `coverage.clear` of `coverage`, a method of the
+ * method `api.coverage()`.
+ */
+type SubRows<R> = { [K in keyof R as R[K] extends AnyControlRow ? K : never]: R[K] }
+
+/** A row's method, with the methods of its own rows when it has any. */
+type WithSubRows<M, Own> = keyof Own extends never ? M : M & Own
+
 /** The rows of a table, or of a group of it: a union. */
-type RowsOf<T> = T extends AnyControlRow ? T : { [K in keyof T]: RowsOf<T[K]> }[keyof T]
+type RowsOf<T> = T extends AnyControlRow
+  ? T | RowsOf<SubRows<T>>
+  : { [K in keyof T]: RowsOf<T[K]> }[keyof T]
 
 type ArgsOf<R> = R extends { args: (...args: infer A) => unknown } ? A : never
 type OutOf<R> = R extends { run(...args: never[]): infer O } ? O : never
@@ -30,14 +41,14 @@ type InProcessOf<R> = R extends { handle?: true } ? Promise<Tenant> : OutOf<R>
  */
 export type InProcessControls<T = ControlTable> = {
   [K in keyof T]: T[K] extends AnyControlRow
-    ? (...args: ArgsOf<T[K]>) => InProcessOf<T[K]>
+    ? WithSubRows<(...args: ArgsOf<T[K]>) => InProcessOf<T[K]>, InProcessControls<SubRows<T[K]>>>
     : InProcessControls<T[K]>
 }
 
 /** The controls of `T` over HTTP: the in-process methods' names and arguments, each awaited. */
 export type ClientControls<T = ControlTable> = {
   [K in keyof T]: T[K] extends AnyControlRow
-    ? (...args: ArgsOf<T[K]>) => Promise<ClientOf<T[K]>>
+    ? WithSubRows<(...args: ArgsOf<T[K]>) => Promise<ClientOf<T[K]>>, ClientControls<SubRows<T[K]>>>
     : ClientControls<T[K]>
 }
 
@@ -85,13 +96,22 @@ export function controlRows(): { name: string; path: string[]; row: AnyControlRo
   const rows: { name: string; path: string[]; row: AnyControlRow }[] = []
   const walk = (group: object, path: string[]) => {
     for (const [key, value] of Object.entries(group)) {
-      if ('run' in value)
-        rows.push({ name: [...path, key].join('.'), path: [...path, key], row: value })
-      else walk(value, [...path, key])
+      const at = [...path, key]
+      if (!isRow(value)) walk(value, at)
+      else {
+        rows.push({ name: at.join('.'), path: at, row: value })
+        // A row's own rows, after it: its method carries theirs (`api.coverage.clear()`).
+        walk(Object.fromEntries(Object.entries(value).filter(([, field]) => isRow(field))), at)
+      }
     }
   }
   walk(controlTable, [])
   return rows
+}
+
+/** Whether `value` is a control row (a group of rows is not). */
+function isRow(value: unknown): value is AnyControlRow {
+  return typeof value === 'object' && value !== null && 'run' in value && 'method' in value
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
+import { coverageReportSchema } from '../core/coverage.ts'
 import {
   type FaultOptions,
   faultSchema,
@@ -165,6 +166,33 @@ export const controlTable = {
       chunks: core.requestsJson({ orgId }, limit),
     }),
   }),
+  coverage: Object.assign(
+    control({
+      method: 'GET',
+      path: controlPaths.coverage,
+      summary:
+        "What the suite's clients met of every answer the API may give: each item (an answer of each operation, a shape case, a web-view outcome, a webhook event and delivery outcome) with its count; with `orgId`, that organisation's calls.",
+      carry: 'query',
+      input: z.strictObject({ orgId: z.string().min(1).max(1024).optional() }),
+      output: coverageReportSchema,
+      status: 200,
+      args: (scope: { orgId?: string } = {}) => scope,
+      tenant: { name: 'coverage', args: (orgId) => ({ orgId }) },
+      run: (core, scope) => core.coverage(scope),
+    }),
+    {
+      clear: control({
+        method: 'DELETE',
+        path: controlPaths.coverage,
+        summary: "Starts the coverage afresh, the whole mock's and every organisation's.",
+        carry: 'none',
+        input: none,
+        status: 204,
+        args: () => ({}),
+        run: (core) => core.clearCoverage(),
+      }),
+    },
+  ),
   organisations: {
     list: control({
       method: 'GET',

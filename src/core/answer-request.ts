@@ -6,10 +6,11 @@ import { authenticate } from '../rules/authenticate.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
+import { answerItemsOf, type Coverage, webViewItemId } from './coverage.ts'
 import type { FaultQueue } from './faults.ts'
 import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
-import { type ApiRoute, matchApiRoute } from './routes.ts'
+import { type ApiRoute, matchApiRoute, type Operation } from './routes.ts'
 import type { SiteRow } from './site.ts'
 import type { Transactions } from './transactions.ts'
 
@@ -19,6 +20,8 @@ export interface AnswerDeps {
   faults: FaultQueue
   journal: CallJournal
   options: ResolvedMockApiOptions
+  /** What the answers given met of the answer space. */
+  coverage: Coverage
   hasOrganisation(orgId: string): boolean
 }
 
@@ -32,6 +35,12 @@ interface Kept {
   shape?: string
   /** The forced delay of the fault it took. */
   delayMs: number
+  /** Of a 200: the kind its route names (identify: `created`, `updated`). */
+  outcome?: string | undefined
+  /** Its key authenticated it. */
+  authenticated?: true
+  /** Of a web-view request: what opening its sign-in token came to. */
+  opened?: string | undefined
 }
 
 /**
@@ -59,15 +68,18 @@ export async function answerRequest(
   let matched: { route: ApiRoute; params: Record<string, string> } | undefined
   try {
     if (webView) {
-      response = await transactions.call(() =>
+      const page = await transactions.call(() =>
         answerWebView(transactions.ctx, { ...request, body: null }, deps.options.webViewMessages),
       )
+      response = page.response
+      kept.opened = page.outcome
     } else {
       matched = matchApiRoute(request.method, request.pathname)
       const { route, params } = matched
       const authorization = request.headers.get('authorization')
       const owner = authenticate(transactions.ctx, authorization)
       ticket.owner = owner
+      kept.authenticated = true
       // The server's body is read before the call's turn, so that a slow upload holds no other
       // call back; a body at hand (in process), in its turn, so that calls made one after
       // another are answered in that order.
@@ -95,9 +107,10 @@ export async function answerRequest(
             kept.delayMs = fault.delayMs
             throw new ApiError(fault.code)
           }
-          const { response: answer, shape } = await begun.answer(ctx, caller)
+          const { response: answer, shape, outcome } = await begun.answer(ctx, caller)
           answered = true
           kept.shape = shape
+          kept.outcome = outcome
           return answer
         } finally {
           // The journal never holds a secret, whatever the answer: redacted in the call's turn,
@@ -122,7 +135,30 @@ export async function answerRequest(
   const delay = kept.delayMs + deps.options.delayMs
   if (delay > 0) await sleep(delay)
   journal.end(ticket, entryOf(request, response, kept, started, transactions))
+  countMet(deps.coverage, ticket.owner, matched?.route.operation, response.status, kept)
   return response
+}
+
+/** Counts the items of the answer space an answer met, for its owner (see `Coverage`). */
+function countMet(
+  coverage: Coverage,
+  owner: string | undefined,
+  operation: Operation | undefined,
+  status: number,
+  kept: Kept,
+): void {
+  if (kept.opened !== undefined) coverage.count(owner, webViewItemId(kept.opened))
+  if (operation === undefined) return
+  const { authenticated, outcome, shape } = kept
+  for (const id of answerItemsOf({
+    operation,
+    status,
+    credentials: !authenticated,
+    outcome,
+    shape,
+  })) {
+    coverage.count(owner, id)
+  }
 }
 
 /** Notes what the journal keeps of a call: `shown`, and its path redacted too when it was. */

@@ -41,6 +41,11 @@ export interface ApiRouteSpec<
   /** The errors the API description lists for it: the only statuses a forced fault may take. */
   errors: E
   /**
+   * The kinds of 200 it gives, each with what it means, when there is more than one: the rule
+   * names the kind of each answer (`Answered.outcome`). Contract coverage counts each apart.
+   */
+  successes?: Record<string, string>
+  /**
    * The rule: runs once the caller is authenticated as `orgId` and the request is read; answers
    * its 200's body, and the answer shape it took.
    */
@@ -56,7 +61,10 @@ export interface RouteCall<O extends string, A> {
   /** What the call asked, before the journal redacts it (see `redactCall`). */
   call: { operation: O; request: A }
   /** The rule's answer, 200, with the route's `headers`, and its shape; its errors are thrown. */
-  answer(ctx: RuleContext, orgId: string): Promise<{ response: WireResponse; shape?: string }>
+  answer(
+    ctx: RuleContext,
+    orgId: string,
+  ): Promise<{ response: WireResponse; shape?: string | undefined; outcome?: string | undefined }>
 }
 
 /**
@@ -102,8 +110,8 @@ export function apiRoute<
           P,
           B
         >
-        const { body: result, shape } = await run(ctx, orgId, input)
-        return { response: ok(result), shape }
+        const { body: result, shape, outcome } = await run(ctx, orgId, input)
+        return { response: ok(result), shape, outcome }
       },
     }
   }

@@ -17,6 +17,7 @@ import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
+import { Coverage, type CoverageReport, deliveryItemId, eventItemId } from './coverage.ts'
 import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
@@ -121,6 +122,8 @@ export class MockCore {
   /** The data a reset goes back to, once built (see the constructor). */
   #startData: Dataset | undefined
   readonly #faults = new FaultQueue()
+  /** What the answers given met of the answer space, over the whole run. */
+  readonly #coverage = new Coverage()
   /** The journal, each organisation's calls (and those of none) bounded apart. */
   readonly #journal: CallJournal
   readonly #transactions: Transactions
@@ -151,6 +154,10 @@ export class MockCore {
     )
     this.#transactions = transactions
     this.#webhooks = new Webhooks({
+      ended: (outcome, type, orgId) => {
+        this.#coverage.count(orgId, deliveryItemId(outcome))
+        if (outcome !== 'given-up') this.#coverage.count(orgId, eventItemId(type))
+      },
       endpoints: o.webhooks,
       retrySchedule: o.webhookRetrySchedule,
       timeoutMs: o.webhookTimeoutMs,
@@ -188,6 +195,7 @@ export class MockCore {
     this.organisations = this.#tenants
     this.#answerDeps = {
       transactions,
+      coverage: this.#coverage,
       faults: this.#faults,
       journal: this.#journal,
       options: o,
@@ -374,6 +382,24 @@ export class MockCore {
    */
   calls<O extends Operation = Operation>(operation?: O, scope: CallScope = {}): CallOf<O>[] {
     return callsIn(this.requests(scope), operation)
+  }
+
+  /**
+   * What the answers the mock gave met of the answer space (see `coverageItems`): of the whole
+   * mock, or of the calls organisation `orgId` owns; 404 `Not found` for one the mock does not
+   * have. Counted over the whole run: no reset clears it, {@link clearCoverage} does.
+   *
+   * @example core.coverage({ orgId }).groups // [{ group: 'identify', total: 6, met: 2 }, …]
+   */
+  coverage(scope: { orgId?: string | undefined } = {}): CoverageReport {
+    const { orgId } = scope
+    if (orgId !== undefined && !this.#tenants.has(orgId)) throw new ApiError('notFound')
+    return this.#coverage.report(orgId)
+  }
+
+  /** Starts the counts of {@link coverage} afresh, for the whole mock and every organisation. */
+  clearCoverage(): void {
+    this.#coverage.clear()
   }
 
   /** Redeems a sign-in token as the web view does: once, before it expires, for its organisation. */

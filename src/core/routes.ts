@@ -21,6 +21,10 @@ export const apiRoutes = [
     body: identifyUserRequestSchema,
     response: identifyUserResponseSchema,
     errors: ['invalidRequest', 'forbidden', 'internal'],
+    successes: {
+      created: 'a user created, with its first sign-in token',
+      updated: 'a known user updated, with a new sign-in token',
+    },
     run: identifyUser,
     // Identify's answer carries a sign-in token: no cache may keep it, nor any of its answers.
     headers: { 'cache-control': 'no-store' },

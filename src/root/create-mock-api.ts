@@ -12,6 +12,7 @@ import { MockCore } from '../core/mock-core.ts'
 import { createMockFetch, type MockFetch } from '../core/mock-fetch.ts'
 import type { MockApiOptions } from '../options/mock-api-options.ts'
 import type { WebhookControls } from '../webhooks/delivery.ts'
+import { coverageCollector } from './coverage-collector.ts'
 
 /**
  * A tenant's `baseUrl` in-process when the mock has no `baseUrl`: its handlers and `api.fetch`
@@ -62,6 +63,7 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
   const core = new MockCore(seedDataset, options)
   const baseUrl = (core.options.baseUrl ?? anyOriginBaseUrl).replace(/\/+$/, '')
   const invoke = inProcessInvoke(core, baseUrl)
+  coverageCollector.add(() => core.coverage())
   const controls = controlMethods<InProcessControls>(invoke, (created) =>
     tenantHandle(invoke, { ...created, baseUrl }),
   )

@@ -5,14 +5,16 @@ import type { Database } from '../model/database.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 
 /**
- * What a rule of the API answers: the body of its 200, and the answer shape it took (identify's:
- * `full` or a case's name), which the journal notes.
+ * What a rule of the API answers: the body of its 200, the answer shape it took (identify's:
+ * `full` or a case's name), which the journal notes, and the kind of 200 it is.
  *
  * @example const { body, shape } = await identifyUser(ctx, 'org-1', request)
  */
 export interface Answered<R> {
   body: R
   shape?: string
+  /** The kind of 200 it is, when its route gives more than one (identify: `created`, `updated`). */
+  outcome?: string
 }
 
 /** What every rule reads besides its arguments: the database, the clock and the options it obeys. */

@@ -56,7 +56,7 @@ export function identifyUser(
   const now = formatTimestamp(at)
   if (user && missingGroups.length === 0) {
     ctx.db.update('users', user, changesOf(data, userGroups, now))
-    return answer(ctx, id, user, at)
+    return answer(ctx, id, user, at, 'updated')
   }
   return createThenAnswer(ctx, request, user, { userGroups, missingGroups, at, now })
 }
@@ -93,7 +93,7 @@ async function createThenAnswer(
       lastActive: now,
     })
   }
-  return answer(ctx, id, user, at)
+  return answer(ctx, id, user, at, known ? 'updated' : 'created')
 }
 
 /**
@@ -105,10 +105,11 @@ function answer(
   id: string,
   user: UserRecord,
   at: Date,
+  outcome: 'created' | 'updated',
 ): Answered<IdentifyUserResponse> {
   const { profile, shape } = shapeAnswer(ctx, user, toUserProfile(ctx, user))
   const token = mintSignInToken(ctx, user, at)
-  return { body: { id, data: profile, token }, shape }
+  return { body: { id, data: profile, token }, shape, outcome }
 }
 
 /** What identify changes of a known user: the profile fields sent, its groups and `lastActive`. */

@@ -32,7 +32,19 @@ export function mintSignInToken(ctx: RuleContext, user: UserRecord, now = ctx.no
 }
 
 /** Why a sign-in token was refused. */
-export type RedeemFailure = 'unknown' | 'wrong-organisation' | 'expired' | 'already-used'
+/** Why a sign-in token cannot sign in, as the web view tells the app. */
+export const redeemFailures = ['unknown', 'wrong-organisation', 'expired', 'already-used'] as const
+
+export type RedeemFailure = (typeof redeemFailures)[number]
+
+/**
+ * What opening a sign-in token in the web view may come to: redeemed, or one of its failures.
+ *
+ * @example redeemOutcomes // ['redeemed', 'unknown', 'wrong-organisation', 'expired', 'already-used']
+ */
+export const redeemOutcomes = ['redeemed', ...redeemFailures] as const
+
+export type RedeemOutcome = (typeof redeemOutcomes)[number]
 
 export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason: RedeemFailure }
 

@@ -3,7 +3,7 @@ import { allowHeader, type WireRequest } from '../base/wire.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from '../rules/context.ts'
 import { toUserProfile } from '../rules/profile.ts'
-import { checkSignInToken, redeemSignInToken } from '../rules/sign-in-tokens.ts'
+import { checkSignInToken, type RedeemOutcome, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { findWebViewSession, openWebViewSession } from '../rules/web-view-sessions.ts'
 import {
   renderErrorPage,
@@ -77,11 +77,13 @@ export async function answerWebView(
   ctx: RuleContext,
   request: WireRequest,
   messages: WebViewMessages,
-): Promise<WireResponse> {
+): Promise<{ response: WireResponse; outcome?: RedeemOutcome }> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
-    return webViewErrorPage(
-      new ApiError('methodNotAllowed', { headers: { allow: allowHeader(['GET']) } }),
-    )
+    return {
+      response: webViewErrorPage(
+        new ApiError('methodNotAllowed', { headers: { allow: allowHeader(['GET']) } }),
+      ),
+    }
   }
   const query = new URL(request.target, 'http://web-view.invalid').searchParams
   const orgId = query.get('orgId') ?? ''
@@ -96,11 +98,11 @@ export async function answerWebView(
   let user: UserRecord | undefined
   if (token && request.method === 'HEAD') {
     const checked = checkSignInToken(ctx, orgId, token, ctx.now())
-    if (!checked.ok) return refresh(checked.reason)
+    if (!checked.ok) return { response: refresh(checked.reason) }
     user = checked.user
   } else if (token) {
     const redeemed = redeemSignInToken(ctx, orgId, token)
-    if (!redeemed.ok) return refresh(redeemed.reason)
+    if (!redeemed.ok) return { response: refresh(redeemed.reason), outcome: redeemed.reason }
     user = redeemed.user
     const sessionId = openWebViewSession(ctx, user)
     headers['set-cookie'] =
@@ -109,15 +111,15 @@ export async function answerWebView(
     const sessionId = readCookie(request.headers.get('cookie'), sessionCookie)
     user = sessionId ? findWebViewSession(ctx, orgId, sessionId) : undefined
     if (!user) {
-      if (token === '') return refresh('unknown')
+      if (token === '') return { response: refresh('unknown'), outcome: 'unknown' }
       // The message keeps its documented reason; the page says the session is over only when
       // the browser had one.
-      return refresh(sessionId ? 'session-ended' : 'no-token', 'no-token')
+      return { response: refresh(sessionId ? 'session-ended' : 'no-token', 'no-token') }
     }
   }
 
   const signedIn = user
-  return webViewPage(
+  const response = webViewPage(
     200,
     (nonce) =>
       renderSignedInPage({
@@ -131,6 +133,7 @@ export async function answerWebView(
       }),
     headers,
   )
+  return { response, ...(token && request.method === 'GET' && { outcome: 'redeemed' as const }) }
 }
 
 function readCookie(header: string | null, name: string): string | undefined {

@@ -18,6 +18,19 @@ import {
 } from './webhook-schemas.ts'
 
 /** How a mock's webhooks behave: the endpoints given at start, the retries, the clock. */
+/**
+ * How a delivery of one message to one endpoint may end, each with what it means.
+ *
+ * @example Object.keys(deliveryOutcomes) // ['first-attempt', 'after-retries', 'given-up']
+ */
+export const deliveryOutcomes = {
+  'first-attempt': 'delivered at its first attempt',
+  'after-retries': 'delivered after one or more retries',
+  'given-up': 'given up after its last retry failed',
+} as const
+
+export type DeliveryOutcome = keyof typeof deliveryOutcomes
+
 export interface WebhookSettings {
   endpoints: readonly WebhookEndpointInput[]
   /** The delays before each retry, in milliseconds, each counted from the attempt before it. */
@@ -27,6 +40,8 @@ export interface WebhookSettings {
   now: Clock
   /** How attempts are sent: the global `fetch` (looked up at each attempt) unless given. */
   transport?: WebhookTransport | undefined
+  /** Told how each delivery ended (not one cancelled), with its event's type and organisation. */
+  ended?: (outcome: DeliveryOutcome, type: string, orgId: string | undefined) => void
 }
 
 /**
@@ -228,9 +243,11 @@ export class Webhooks implements WebhookControls {
     record.attempts.push({ at: now.toISOString(), ...outcome })
     if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
       record.delivered = true
+      this.#ended(record, record.attempts.length === 1 ? 'first-attempt' : 'after-retries')
       return this.#finish(delivery)
     }
     const delay = this.#settings.retrySchedule[record.attempts.length - 1]
+    if (delay === undefined) this.#ended(record, 'given-up')
     if (delay === undefined || this.#endpoints.get(endpoint.id) !== endpoint) {
       return this.#finish(delivery)
     }
@@ -258,6 +275,10 @@ export class Webhooks implements WebhookControls {
         error: timeout.aborted ? `no answer within ${timeoutMs} ms` : describeFailure(error),
       }
     }
+  }
+
+  #ended(record: WebhookDelivery, outcome: DeliveryOutcome): void {
+    this.#settings.ended?.(outcome, record.type, this.#orgOf.get(record))
   }
 
   #finish(delivery: Delivery): void {

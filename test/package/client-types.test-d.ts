@@ -2,12 +2,17 @@ import type { MockApiClient } from 'identify-api-mock/client'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { Call, MockApi, Tenant } from '../../src/root/index.ts'
 
-/** `T`'s methods as a client over HTTP has them: the same arguments, each result awaited. */
+/**
+ * `T`'s methods as a client over HTTP has them: the same arguments, each result awaited (and a
+ * method's own methods too: `coverage.clear`).
+ */
 type Awaiting<T> = {
   [K in keyof T]: T[K] extends (...args: infer A) => infer R
-    ? (...args: A) => Promise<Awaited<R>>
+    ? Own<(...args: A) => Promise<Awaited<R>>, Awaiting<{ [M in keyof T[K]]: T[K][M] }>>
     : Awaiting<T[K]>
 }
+
+type Own<M, Methods> = keyof Methods extends never ? M : M & Methods
 
 /** What the control table gives in-process: every member of `MockApi` that a client has too. */
 type Controls<T> = Omit<

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { shapeCases } from '../../src/api/shape-cases.ts'
 import { startServer } from '../../src/server/server.ts'
 import { codeBlocks, docSection, repoRoot } from '../support/docs.ts'
-import { shapesGuide, shapesGuidePath } from '../support/shapes-doc.ts'
+import { shapesDoc } from '../support/shapes-doc.ts'
 
 const guide = 'docs/guides/answer-shapes.md'
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -15,7 +15,7 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 /** The guide docs/guides/answer-shapes.md says what the table of answer shapes declares. */
 describe('the answer shapes guide', () => {
   it('lists each dimension, its forms and the cases from the table: run `npm run docs:shapes` after changing it', () => {
-    expect(readFileSync(shapesGuidePath, 'utf8')).toBe(shapesGuide())
+    expect(readFileSync(shapesDoc.path, 'utf8')).toBe(shapesDoc.whole())
     expect(docSection(guide, '## Dimensions and their forms')).toContain(
       `The covering set has **${shapeCases.length} cases**`,
     )

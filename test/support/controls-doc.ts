@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import * as z from 'zod'
 import { paramsOf } from '../../src/control/control-row.ts'
 import { controlRows } from '../../src/control/control-surfaces.ts'
+import { generatedBlock } from './docs.ts'
 
 /** The server guide, whose table of control endpoints is written by {@link controlsTable}. */
 export const serverGuidePath = fileURLToPath(
@@ -43,24 +43,18 @@ export function controlsTable(): string {
     return `| \`${row.method} ${path}\` | ${cell(input)} | ${row.status} | \`${name}\`${tenant} | ${cell(row.summary)} |`
   })
   return [
-    begin,
-    '',
     '| Endpoint | Input | Status | In-process and client method | What it does |',
     '| --- | --- | --- | --- | --- |',
     ...rows,
-    '',
-    end,
   ].join('\n')
 }
 
-/** The guide with its table written from the control table. */
-export function serverGuide(current = readFileSync(serverGuidePath, 'utf8')): string {
-  const from = current.indexOf(begin)
-  const to = current.indexOf(end)
-  if (from === -1 || to === -1) throw new Error(`${serverGuidePath} has no controls markers`)
-  return current.slice(0, from) + controlsTable() + current.slice(to + end.length)
-}
+/** The server guide's table of control endpoints, written from the control table. */
+export const controlsDoc = generatedBlock(
+  'docs/guides/server.md',
+  'controls',
+  'src/control/control-table.ts',
+  controlsTable,
+)
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(serverGuidePath, serverGuide())
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) controlsDoc.write()

@@ -100,3 +100,24 @@ export const packedPackageBlocks = [
   { file: 'docs/guides/testing.md', heading: '## jest', lang: 'js' },
   { file: 'docs/guides/testing.md', heading: '## jest', lang: 'ts' },
 ] as const
+
+/**
+ * A block of a guide written from the code, between two markers that say what writes it: `block`
+ * is it as the code makes it, `whole(current)` the guide with it written in, `write()` writes it
+ * (what `npm run docs:<name>` runs). A test compares the guide with `whole()`.
+ *
+ * @example generatedBlock('docs/guides/server.md', 'controls', 'src/control/control-table.ts', controlsTable)
+ */
+export function generatedBlock(file: string, name: string, source: string, render: () => string) {
+  const path = join(repoRoot, file)
+  const begin = `<!-- ${name}:begin: written by \`npm run docs:${name}\` from ${source} -->`
+  const end = `<!-- ${name}:end -->`
+  const block = () => [begin, '', render(), '', end].join('\n')
+  const whole = (current = readFileSync(path, 'utf8')) => {
+    const from = current.indexOf(begin)
+    const to = current.indexOf(end)
+    if (from === -1 || to === -1) throw new Error(`${file} has no ${name} markers`)
+    return current.slice(0, from) + block() + current.slice(to + end.length)
+  }
+  return { path, block, whole, write: () => writeFileSync(path, whole()) }
+}

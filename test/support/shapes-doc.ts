@@ -1,16 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { shapeDimensions } from '../../src/api/answer-shapes.ts'
 import { shapeCases } from '../../src/api/shape-cases.ts'
-
-/** The answer shapes guide, whose tables between the markers are written by {@link shapesTables}. */
-export const shapesGuidePath = fileURLToPath(
-  new URL('../../docs/guides/answer-shapes.md', import.meta.url),
-)
-
-const begin =
-  '<!-- shapes:begin: written by `npm run docs:shapes` from src/api/answer-shapes.ts and shape-cases.ts -->'
-const end = '<!-- shapes:end -->'
+import { generatedBlock } from './docs.ts'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|')
 
@@ -27,8 +18,6 @@ export function shapesTables(): string {
     return `| \`${c.name}\` | ${own.join(', ') || '(none: each timestamp written `+00:00`)'} |`
   })
   return [
-    begin,
-    '',
     '| Dimension | What varies | Forms (the first is what `full` sends) |',
     '| --- | --- | --- |',
     ...dimensions,
@@ -39,19 +28,15 @@ export function shapesTables(): string {
     "| Case | Forms other than `full`'s |",
     '| --- | --- |',
     ...cases,
-    '',
-    end,
   ].join('\n')
 }
 
-/** The guide with its tables written from the table of answer shapes. */
-export function shapesGuide(current = readFileSync(shapesGuidePath, 'utf8')): string {
-  const from = current.indexOf(begin)
-  const to = current.indexOf(end)
-  if (from === -1 || to === -1) throw new Error(`${shapesGuidePath} has no shapes markers`)
-  return current.slice(0, from) + shapesTables() + current.slice(to + end.length)
-}
+/** The answer shapes guide's tables, written from the table of answer shapes and the case list. */
+export const shapesDoc = generatedBlock(
+  'docs/guides/answer-shapes.md',
+  'shapes',
+  'src/api/answer-shapes.ts and shape-cases.ts',
+  shapesTables,
+)
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(shapesGuidePath, shapesGuide())
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) shapesDoc.write()
