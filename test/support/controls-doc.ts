@@ -4,15 +4,6 @@ import { paramsOf } from '../../src/control/control-row.ts'
 import { controlRows } from '../../src/control/control-surfaces.ts'
 import { generatedBlock } from './docs.ts'
 
-/** The server guide, whose table of control endpoints is written by {@link controlsTable}. */
-export const serverGuidePath = fileURLToPath(
-  new URL('../../docs/guides/server.md', import.meta.url),
-)
-
-const begin =
-  '<!-- controls:begin: written by `npm run docs:controls` from src/control/control-table.ts -->'
-const end = '<!-- controls:end -->'
-
 const cell = (text: string) => text.replace(/\|/g, '\\|')
 
 /** `{"operation","status","count"?}`: an object schema's fields, the optional ones marked. */
