@@ -1,6 +1,7 @@
+import * as z from 'zod'
 import { hashSecret } from '../base/secrets.ts'
 import { formatTimestamp, timestampMs } from '../base/time.ts'
-import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
+import { type SignInTokenRecord, type UserRecord, userRecordSchema } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
 import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
@@ -32,9 +33,19 @@ export function mintSignInToken(ctx: RuleContext, user: UserRecord, now = ctx.no
 }
 
 /** Why a sign-in token was refused. */
-export type RedeemFailure = 'unknown' | 'wrong-organisation' | 'expired' | 'already-used'
+const redeemFailureSchema = z.enum(['unknown', 'wrong-organisation', 'expired', 'already-used'])
+export type RedeemFailure = z.output<typeof redeemFailureSchema>
 
-export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason: RedeemFailure }
+/**
+ * What redeeming a sign-in token gave: the user it signs in, or why it was refused.
+ *
+ * @example redeemResultSchema.parse({ ok: false, reason: 'already-used' })
+ */
+export const redeemResultSchema = z.discriminatedUnion('ok', [
+  z.strictObject({ ok: z.literal(true), user: userRecordSchema }),
+  z.strictObject({ ok: z.literal(false), reason: redeemFailureSchema }),
+])
+export type RedeemResult = z.output<typeof redeemResultSchema>
 
 /**
  * What redeeming a sign-in token would give, changing nothing: the answer to a `HEAD` of the web

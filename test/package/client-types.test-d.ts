@@ -12,15 +12,7 @@ type Awaiting<T> = {
 /** What the control table gives in-process: every member of `MockApi` that a client has too. */
 type Controls<T> = Omit<
   T,
-  | 'url'
-  | 'ready'
-  | 'credentials'
-  | 'calls'
-  | 'handlers'
-  | 'fetch'
-  | 'db'
-  | 'dispatch'
-  | 'redeemToken'
+  'url' | 'ready' | 'credentials' | 'calls' | 'handlers' | 'fetch' | 'db' | 'dispatch'
 >
 
 /**
