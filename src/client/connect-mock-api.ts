@@ -139,6 +139,7 @@ async function errorOf(response: Response): Promise<ApiError> {
   return new ApiError(code, { message: told })
 }
 
+export { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Tenant } from '../control/control-surfaces.ts'
 export type { TenantFault } from '../control/control-table.ts'

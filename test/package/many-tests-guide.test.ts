@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { missingSetup } from '../../src/harness/shared-server.ts'
 
 /** The guide's examples are the files `examples/many-tests` runs, as they are. */
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -10,8 +11,9 @@ const blocks = (lang: string) =>
 describe('docs/guides/many-tests.md', () => {
   it('shows the example data file and the shared-server test file exactly as the examples run them', () => {
     expect(blocks('json')).toEqual([read('examples/many-tests/data.json')])
-    const [config = '', testFile] = blocks('ts')
+    const [config = '', testFile, perCase] = blocks('ts')
     expect(testFile).toEqual(read('examples/shared-server/identify.spec.ts'))
+    expect(perCase).toEqual(read('examples/shared-server/answer-shapes.spec.ts'))
     // The example's config names the entries by their sources; a project names them by package.
     expect(config).toContain("globalSetup: ['identify-api-mock/vitest-server']")
     expect(config).toContain("setupFiles: ['identify-api-mock/vitest']")
@@ -19,6 +21,11 @@ describe('docs/guides/many-tests.md', () => {
     expect(read('examples/shared-server/vitest.config.ts')).toContain(
       'provide: { identifyApiMockServer: { seed: 7 } }',
     )
+  })
+
+  it('shows the line a test file without the setup fails with', () => {
+    const error = missingSetup('vitest', "globalSetup: ['identify-api-mock/vitest-server']")
+    expect(blocks('text')).toContain(`Error: ${error.message}\n`)
   })
 
   it('shows refusal lines in the form serve prints them', () => {
