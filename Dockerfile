@@ -1,6 +1,7 @@
 # The mock as a container, for CI services and compose files (docs/guides/container.md).
 #
 #   docker build -t identify-api-mock .
+#   podman build --format docker -t identify-api-mock .   (podman's default format drops HEALTHCHECK)
 #   docker run --rm -p 4010:4010 identify-api-mock [serve flags…]
 #
 # Every serve flag also works as an environment variable: IDENTIFY_API_MOCK_ and the flag's name in

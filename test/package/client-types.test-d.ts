@@ -1,4 +1,5 @@
 import type { MockApiClient } from 'identify-api-mock/client'
+import type { StartedIdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { Call, MockApi, Tenant } from '../../src/root/index.ts'
 
@@ -43,6 +44,14 @@ describe('MockApiClient', () => {
       Promise<ReturnType<typeof api.calls<'delete'>>>
     >()
     expectTypeOf(client.calls()).toEqualTypeOf<Promise<Call[]>>()
+  })
+
+  it("gives the Testcontainers module's client, whose tenants are the same Tenant type", () => {
+    type ContainerClient = ReturnType<StartedIdentifyApiMockContainer['getClient']>
+    expectTypeOf<ContainerClient>().toEqualTypeOf<MockApiClient>()
+    expectTypeOf<
+      Awaited<ReturnType<ContainerClient['organisations']['create']>>
+    >().toEqualTypeOf<Tenant>()
   })
 
   it('creates organisations as MockApi does, both resolving to one Tenant type', () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -42,7 +42,14 @@ const [vitestConfig = '', testFile = '', perCaseFile = ''] = codeBlocks(
   '## One server for every vitest worker',
   'ts',
 )
+const jestSection = '## One server for every jest worker'
+const [jestConfig = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'js')
+const [jestSpec = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'ts')
 const [containerBlock = ''] = codeBlocks('docs/guides/container.md', '## Testcontainers', 'ts')
+/** The first Python here with pytest and pytest-xdist, which the Python example's suite needs. */
+const python = ['python3', '/usr/bin/python3'].find(
+  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
+)
 const skipContainers =
   noContainers ??
   (process.env.DOCKER_HOST === undefined ? 'no DOCKER_HOST: a Docker-compatible socket' : undefined)
@@ -133,25 +140,20 @@ describe('the harness entries of the packed package', () => {
   }, 600_000)
 
   it('runs 8 test files in 4 jest workers on one shared server on the port the environment gives, a tenant each, 3 runs in a row', async () => {
-    // The example's test file as it stands, in a project whose config names the entries by package.
-    const spec = readFileSync(
-      join(repoRoot, 'examples/jest-shared-server/tenant-1.spec.ts'),
-      'utf8',
-    )
+    // The guide's config and test file as they stand; the file without the setup has a config
+    // without the entries.
     const specs = Object.fromEntries(
-      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, `${spec}${onThePort}`]),
+      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, `${jestSpec}${onThePort}`]),
     )
-    const config = (setup: boolean) => `export default {
-  testEnvironment: 'node',
-  extensionsToTreatAsEsm: ['.ts'],
-  transform: { '\\\\.ts$': ['babel-jest', { presets: ['@babel/preset-typescript'] }] },
-${setup ? "  globalSetup: 'identify-api-mock/jest-server',\n  globalTeardown: 'identify-api-mock/jest-server-teardown',\n  globals: { identifyApiMockServer: { seed: 7 } },\n" : ''}}
-`
+    const withoutSetup = jestConfig
+      .split('\n')
+      .filter((line) => !/identify-api-mock|identifyApiMockServer/.test(line))
+      .join('\n')
     const dir = project('jest', {
-      'jest.config.js': config(true),
+      'jest.config.js': jestConfig,
       ...specs,
-      'no-setup/jest.config.js': config(false),
-      'no-setup/tenant.spec.ts': spec,
+      'no-setup/jest.config.js': withoutSetup,
+      'no-setup/tenant.spec.ts': jestSpec,
     })
     await npm(['install', '-D', 'jest@30', '@babel/preset-typescript@7', tarball], dir)
     const jest = ['--experimental-vm-modules', join(dir, 'node_modules/jest/bin/jest.js'), '--ci']
@@ -174,6 +176,41 @@ ${setup ? "  globalSetup: 'identify-api-mock/jest-server',\n  globalTeardown: 'i
       "identify-api-mock: no shared server for this test file: add globalSetup: 'identify-api-mock/jest-server' to the jest config",
     )
   }, 600_000)
+
+  it.skipIf(python === undefined)(
+    `runs the Python example's pytest suite in 4 workers against the packed package's server${python ? '' : ' (skipped: no python3 with pytest and pytest-xdist)'}`,
+    async () => {
+      const dir = project('python', {})
+      await npm(['install', tarball], dir)
+      const bin = join(dir, 'node_modules/identify-api-mock/dist/src/server/cli.js')
+      const server = spawn(node26, [bin, 'serve', '--port', '0', '--json'], { cwd: dir, env })
+      try {
+        const line = await new Promise<string>((resolve, reject) => {
+          let out = ''
+          server.stdout.on('data', (chunk) => {
+            out += chunk
+            if (out.includes('\n')) resolve(out.split('\n')[0] ?? '')
+          })
+          server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)))
+        })
+        const { url } = JSON.parse(line)
+        const { stdout } = await run(
+          python as string,
+          ['-m', 'pytest', '-n', '4', '-q', '-p', 'no:cacheprovider'],
+          {
+            cwd: join(repoRoot, 'examples/python-backend'),
+            env: { ...env, IDENTIFY_API_URL: url, PYTHONDONTWRITEBYTECODE: '1' },
+          },
+        )
+        expect(stdout).toMatch(/^15 passed in /m)
+      } finally {
+        const exited = new Promise((resolve) => server.once('exit', resolve))
+        server.kill('SIGTERM')
+        await exited
+      }
+    },
+    300_000,
+  )
 
   it.skipIf(skipContainers !== undefined)(
     `builds the image from the installed package and starts it with only the package, testcontainers and the engine${skipContainers ? ` (skipped: ${skipContainers})` : ''}`,
