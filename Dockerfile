@@ -1,6 +1,7 @@
 # The mock as a container, for CI services and compose files (docs/guides/container.md).
 #
 #   docker build -t identify-api-mock .
+#   podman build --format docker -t identify-api-mock .   (podman's default format drops HEALTHCHECK)
 #   docker run --rm -p 4010:4010 identify-api-mock [serve flags…]
 #
 # Every serve flag also works as an environment variable: IDENTIFY_API_MOCK_ and the flag's name in
@@ -33,7 +34,9 @@ USER node
 ENV IDENTIFY_API_MOCK_HOST=0.0.0.0 \
     IDENTIFY_API_MOCK_PORT=4010
 EXPOSE 4010
+# Kept by `docker build` and `podman build --format docker`; podman's default (OCI) format has no
+# health check, so compose files declare this same command (no `$`: compose would read it as its own).
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.IDENTIFY_API_MOCK_PORT}/__mock/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.IDENTIFY_API_MOCK_PORT + '/__mock/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Node runs as PID 1 and handles SIGTERM itself: `docker stop` ends it at once.
 ENTRYPOINT ["node", "/app/dist/src/server/cli.js", "serve"]

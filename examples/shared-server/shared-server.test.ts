@@ -18,6 +18,6 @@ it('runs its spec files in parallel workers on one shared server, a tenant each'
     ],
     { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
   )
-  expect(stdout).toMatch(/Test Files +2 passed \(2\)/)
-  expect(stdout).toMatch(/Tests +5 passed \(5\)/)
+  expect(stdout).toMatch(/Test Files +3 passed \(3\)/)
+  expect(stdout).toMatch(/Tests +25 passed \(25\)/)
 }, 120_000)

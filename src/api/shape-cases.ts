@@ -170,16 +170,28 @@ const committedCases: readonly CommittedCase[] = [
 
 /**
  * The covering set of cases, in the committed order (what `api.shapes.cases()` and
- * `GET /__mock/shapes` list), each with the form of every dimension, in the table's order.
+ * `GET /__mock/shapes` list), each with the form of every dimension, in the table's order. Frozen:
+ * the package hands this very list to tests (`describe.each(shapeCases)`), and the mock reads it.
  *
- * @example shapeCases.map((c) => c.name) // ['nulls', 'absent-fraction-reversed-unregistered', …]
+ * @example
+ * import { shapeCases } from 'identify-api-mock/client'
+ * describe.each(shapeCases)('answer shape $name', ({ name }) => { … })
  */
-export const shapeCases: readonly ShapeCase[] = committedCases.map(({ name, forms }) => ({
-  name,
-  forms: Object.fromEntries(
-    shapeDimensionNames.map((dimension) => [dimension, forms[dimension] ?? formsOf(dimension)[0]]),
-  ) as ShapeForms,
-}))
+export const shapeCases: readonly Readonly<ShapeCase>[] = Object.freeze(
+  committedCases.map(({ name, forms }) =>
+    Object.freeze({
+      name,
+      forms: Object.freeze(
+        Object.fromEntries(
+          shapeDimensionNames.map((dimension) => [
+            dimension,
+            forms[dimension] ?? formsOf(dimension)[0],
+          ]),
+        ) as ShapeForms,
+      ),
+    }),
+  ),
+)
 
 /**
  * A schema of `names` whose refusal of a text names it (`…, not "sideways"`), cut to 60

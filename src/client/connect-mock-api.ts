@@ -203,6 +203,7 @@ function errorOf(answer: Answer): Error {
   return new ApiError(code, { message })
 }
 
+export { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Tenant } from '../control/control-surfaces.ts'
 export type { TenantFault } from '../control/control-table.ts'

@@ -35,7 +35,13 @@ import {
 } from '../inspector/queries.ts'
 import { mockStateSchema } from '../model/database.ts'
 import { deleteUser } from '../rules/delete-user.ts'
-import { type WebhookEventInput, webhookEventInputSchema } from '../webhooks/events.ts'
+import { parseInput } from '../rules/organisations.ts'
+import { redeemResultSchema } from '../rules/sign-in-tokens.ts'
+import {
+  type UserEventInput,
+  type WebhookEventInput,
+  webhookEventInputSchema,
+} from '../webhooks/events.ts'
 import {
   raisedWebhookEventSchema,
   type WebhookEndpoint,
@@ -67,6 +73,23 @@ const usersOf = (orgId: string, query: { q?: string; offset?: number; limit?: nu
 
 /** A fault queued for one tenant: its organisation is the tenant's. */
 export type TenantFault = Omit<FaultOptions, 'orgId'>
+
+/** An event a tenant raises for one of its users: a named type's input, its organisation the tenant's. */
+export type TenantEvent = UserEventInput extends infer E
+  ? E extends unknown
+    ? Omit<E, 'orgId'>
+    : never
+  : never
+
+/** Which queued faults to read or drop: those scoped to one organisation, or all. */
+const faultScopeSchema = z.strictObject({ orgId: orgIdParam.optional() })
+type FaultScope = z.input<typeof faultScopeSchema>
+
+/** A sign-in token to redeem for an organisation, as the web view's query gives them. */
+const redeemInputSchema = z.strictObject({
+  orgId: orgIdParam,
+  token: z.string().max(1024).describe('the token identify answered'),
+})
 
 /**
  * Every control of the mock, one row each (see `ControlRow`), grouped as the in-process API and
@@ -120,13 +143,43 @@ export const controlTable = {
   queuedFaults: control({
     method: 'GET',
     path: controlPaths.faults,
-    summary: 'The faults still queued, in the order they will be taken.',
-    carry: 'none',
-    input: none,
+    summary:
+      'The faults still queued, in the order they will be taken; with `orgId`, those scoped to that organisation.',
+    carry: 'query',
+    input: faultScopeSchema,
     output: z.array(queuedFaultSchema),
     status: 200,
-    args: () => ({}),
-    run: (core) => core.queuedFaults(),
+    args: (scope: FaultScope = {}) => scope,
+    tenant: { name: 'queuedFaults', args: (orgId) => ({ orgId }) },
+    run: (core, scope) => core.queuedFaults(scope),
+  }),
+  clearFaults: control({
+    method: 'DELETE',
+    path: controlPaths.faults,
+    summary:
+      'Drops the faults still queued; with `orgId`, only those scoped to that organisation (404 for one the mock does not have).',
+    carry: 'query',
+    input: faultScopeSchema,
+    status: 204,
+    args: (scope: FaultScope = {}) => scope,
+    tenant: { name: 'clearFaults', args: (orgId) => ({ orgId }) },
+    run: (core, scope) => core.clearFaults(scope),
+  }),
+  redeemToken: control({
+    method: 'POST',
+    path: `${organisationPath}/tokens/redeem`,
+    summary:
+      'Redeems a sign-in token as the web view does (once, unexpired, of that organisation): `{ ok: true, user }` or `{ ok: false, reason }`.',
+    carry: 'body',
+    input: redeemInputSchema,
+    output: redeemResultSchema,
+    status: 200,
+    args: (orgId: string, token: string) => ({ orgId, token }),
+    tenant: { name: 'redeemToken', args: (orgId, token: string) => ({ orgId, token }) },
+    run: (core, input) => {
+      const { orgId, token } = parseInput(redeemInputSchema, input)
+      return core.redeemToken(orgId, token)
+    },
   }),
   state: control({
     method: 'GET',
@@ -394,6 +447,10 @@ export const controlTable = {
       output: raisedWebhookEventSchema,
       status: 202,
       args: (input: WebhookEventInput) => input,
+      tenant: {
+        name: 'raiseEvent',
+        args: (orgId, event: TenantEvent) => ({ ...event, orgId }) as WebhookEventInput,
+      },
       run: (core, input) => core.events.raise(input),
     }),
   },

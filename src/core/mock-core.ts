@@ -316,14 +316,29 @@ export class MockCore {
 
   /**
    * The forced faults still queued, in the order they will be taken (what `GET /__mock/faults`
-   * serves).
+   * serves); with an `orgId`, only those scoped to that organisation.
    *
    * @example
    * api.failNext('delete', { status: 500, count: 2 })
    * api.queuedFaults() // [{ operation: 'delete', status: 500, remaining: 2, delayMs: 0 }]
    */
-  queuedFaults(): QueuedFaultView[] {
-    return this.#faults.list()
+  queuedFaults(scope: CallScope = {}): QueuedFaultView[] {
+    const { orgId } = scope
+    const queued = this.#faults.list()
+    return orgId === undefined ? queued : queued.filter((fault) => fault.orgId === orgId)
+  }
+
+  /**
+   * Drops the forced faults still queued; with an `orgId`, only those scoped to that organisation
+   * (404 `Not found` for one the mock does not have).
+   *
+   * @example api.clearFaults({ orgId })
+   */
+  clearFaults(scope: CallScope = {}): void {
+    const { orgId } = scope
+    if (orgId === undefined) this.#faults.clear()
+    else if (this.#tenants.has(orgId)) this.#faults.clearOrganisation(orgId)
+    else throw new ApiError('notFound')
   }
 
   /**

@@ -1,35 +1,46 @@
 /**
  * One standalone server for a whole jest run, shared by every worker, and a tenant of its own for
  * each test file: jest's `globalSetup` (this entry) starts the server, with the options of
- * `globals.identifyApiMockServer`, and `globalTeardown` (`identify-api-mock/jest-server-teardown`)
- * stops it; {@link useTenant} gives a test file an organisation no other file touches.
+ * `globals.identifyApiMockServer` and the `IDENTIFY_API_MOCK_*` variables `serve` reads, and
+ * `globalTeardown` (`identify-api-mock/jest-server-teardown`) stops it; {@link useTenant} gives a
+ * test file an organisation no other file touches.
  *
  * @example
  * // jest.config.js
  * export default {
  *   globalSetup: 'identify-api-mock/jest-server',
  *   globalTeardown: 'identify-api-mock/jest-server-teardown',
- *   globals: { identifyApiMockServer: { seed: 7 } },
+ *   globals: { identifyApiMockServer: { seed: 7, port: 4123 } },
  * }
  */
 import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
 import type { Tenant } from '../control/control-surfaces.ts'
-import { type RunningServer, type ServerOptions, startServer } from '../server/server.ts'
+import type { RunningServer } from '../server/server.ts'
+import {
+  missingSetup,
+  type SharedServerOptions,
+  sharedServerOptions,
+  startSharedServer,
+} from './shared-server.ts'
 import { type FileHooks, tenantOfFile } from './tenant-of-file.ts'
 
-/** The shared server's options, as `globals.identifyApiMockServer` gives them. */
-type SharedServerOptions = Omit<ServerOptions, 'port'>
+export { shapeCases } from '../api/shape-cases.ts'
+export type { SharedServerOptions } from './shared-server.ts'
 
-/** Where the server's URL reaches the workers: jest starts them after the global setup. */
+/**
+ * Where the server's URL reaches the workers: jest starts them after the global setup, with its
+ * environment.
+ */
 const urlVariable = 'IDENTIFY_API_MOCK_SHARED_URL'
 
 /** What the global setup and teardown share: they run in one process, the workers in others. */
 const shared = globalThis as { identifyApiMockSharedServer?: RunningServer }
 
 /**
- * jest's `globalSetup`: starts one server on a free loopback port for the run, with the options of
- * `globals.identifyApiMockServer`, and hands its URL to the workers.
+ * jest's `globalSetup`: starts one server for the run (on a free loopback port unless the options
+ * give one), with the options of `globals.identifyApiMockServer` and the `IDENTIFY_API_MOCK_*`
+ * variables, and hands its URL to the workers.
  *
  * @example export default { globalSetup: 'identify-api-mock/jest-server' }
  */
@@ -37,10 +48,9 @@ export default async function globalSetup(
   _globalConfig: unknown,
   projectConfig: { globals?: { identifyApiMockServer?: SharedServerOptions } },
 ): Promise<void> {
-  const options = projectConfig.globals?.identifyApiMockServer ?? {}
-  const server = await startServer({ ...options, port: 0 })
+  const { url, server } = await startSharedServer(projectConfig.globals?.identifyApiMockServer)
   shared.identifyApiMockSharedServer = server
-  process.env[urlVariable] = server.url
+  process.env[urlVariable] = url
 }
 
 /**
@@ -54,30 +64,31 @@ export async function stopSharedServer(): Promise<void> {
 }
 
 /**
- * The shared server's controls (`connectMockApi` on the URL the global setup gave).
+ * The shared server's controls (`connectMockApi` on the URL the global setup gave, with its
+ * control token). Throws one line naming the setup to add when the run has no shared server.
  *
  * @example const api = mockApi()
  */
 export function mockApi(): MockApiClient {
   const url = process.env[urlVariable]
   if (url === undefined) {
-    throw new TypeError(
-      "no shared server: add globalSetup: 'identify-api-mock/jest-server' to the jest config",
-    )
+    throw missingSetup('jest', "globalSetup: 'identify-api-mock/jest-server'")
   }
-  const options = (globalThis as { identifyApiMockServer?: SharedServerOptions })
+  // jest gives a test file its config's `globals` as globals.
+  const config = (globalThis as { identifyApiMockServer?: SharedServerOptions })
     .identifyApiMockServer
-  return connectMockApi(url, { controlToken: options?.controlToken })
+  return connectMockApi(url, { controlToken: sharedServerOptions(config).controlToken })
 }
 
 /**
- * A tenant of the shared server for the calling test file: created before its tests, reset after
- * each test, removed after the last (jest's global hooks).
+ * A tenant of the shared server for the calling test file (or `describe` block): created before
+ * its tests, reset after each test to what it was created with, removed after the last (jest's
+ * global hooks). Throws one line naming the setup to add when the run has no shared server.
  *
  * @example
  * const tenant = useTenant({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
  */
 export function useTenant(input?: OrganisationInput): Tenant {
   // jest gives a test file its hooks as globals.
-  return tenantOfFile(globalThis as unknown as FileHooks, mockApi, input)
+  return tenantOfFile(globalThis as unknown as FileHooks, mockApi(), input)
 }

@@ -11,19 +11,19 @@ export interface FileHooks {
 
 /**
  * The calling test file's tenant of a shared server, through the runner's `hooks`: created before
- * its tests (on the server `api()` reaches), reset after each test, removed after the last. Its
- * fields and controls are there from `beforeAll` on.
+ * its tests (on the server `api` reaches), reset after each test to what it was created with,
+ * removed after the last. Its fields and controls are there from `beforeAll` on.
  *
- * @example const tenant = tenantOfFile({ beforeAll, afterEach, afterAll }, mockApi, { users: 2 })
+ * @example const tenant = tenantOfFile({ beforeAll, afterEach, afterAll }, mockApi(), { users: 2 })
  */
 export function tenantOfFile(
   hooks: FileHooks,
-  api: () => MockApiClient,
+  api: MockApiClient,
   input?: OrganisationInput,
 ): Tenant {
   const handle = {} as Tenant
   hooks.beforeAll(async () => {
-    Object.assign(handle, await api().organisations.create(input))
+    Object.assign(handle, await api.organisations.create(input))
   })
   hooks.afterEach(() => handle.reset())
   hooks.afterAll(() => handle.remove())

@@ -1,15 +1,15 @@
 /**
  * One standalone server for a whole vitest run, shared by every worker, and a tenant of its own
- * for each test file: `globalSetup` starts the server (options from the config's `provide`), and
- * {@link useTenant} gives a test file an organisation that no other file's resets, faults or
- * calls touch.
+ * for each test file: `globalSetup` starts the server (options from the config's `provide`, and
+ * the `IDENTIFY_API_MOCK_*` variables `serve` reads), and {@link useTenant} gives a test file an
+ * organisation that no other file's resets, faults or calls touch.
  *
  * @example
  * // vitest.config.ts
  * export default defineConfig({
  *   test: {
  *     globalSetup: ['identify-api-mock/vitest-server'],
- *     provide: { identifyApiMockServer: { seed: 7 } },
+ *     provide: { identifyApiMockServer: { seed: 7, port: 4123 } },
  *   },
  * })
  *
@@ -21,14 +21,29 @@ import { afterAll, afterEach, beforeAll, inject } from 'vitest'
 import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
 import type { Tenant } from '../control/control-surfaces.ts'
-import { type ServerOptions, startServer } from '../server/server.ts'
+import {
+  missingSetup,
+  type SharedServerOptions,
+  sharedServerOptions,
+  startSharedServer,
+} from './shared-server.ts'
 import { tenantOfFile } from './tenant-of-file.ts'
+
+export { shapeCases } from '../api/shape-cases.ts'
+export type { SharedServerOptions } from './shared-server.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
-    /** The shared server's options (`startServer`'s, but its port: a free one is taken). */
-    identifyApiMockServer?: Omit<ServerOptions, 'port'>
-    /** The shared server's URL, provided by the global setup. */
+    /**
+     * The shared server's options, given in the config (`test.provide`): `startServer`'s, the
+     * port included (a free one when not given), the data file as an object or a path. The
+     * `IDENTIFY_API_MOCK_*` variables of `serve` win over them.
+     */
+    identifyApiMockServer?: SharedServerOptions
+    /**
+     * The shared server's URL, provided by the global setup to every test file:
+     * `inject('identifyApiMockUrl')`.
+     */
     identifyApiMockUrl: string
   }
 }
@@ -36,39 +51,50 @@ declare module 'vitest' {
 /** What the global setup uses of vitest's project (vitest 4 and 5 alike). */
 interface SetupProject {
   provide(key: 'identifyApiMockUrl', value: string): void
-  getProvidedContext(): { identifyApiMockServer?: Omit<ServerOptions, 'port'> }
+  getProvidedContext(): { identifyApiMockServer?: SharedServerOptions }
 }
 
+/** The setup to add, as the missing-setup line names it. */
+const setupLine = "globalSetup: ['identify-api-mock/vitest-server']"
+
 /**
- * vitest's `globalSetup`: starts one server on a free loopback port for the run, with the options
- * of `provide.identifyApiMockServer`, provides its URL to the workers, and stops it at the end.
+ * vitest's `globalSetup`: starts one server for the run (on a free loopback port unless the
+ * options give one), with the options of `provide.identifyApiMockServer` and the
+ * `IDENTIFY_API_MOCK_*` variables, provides its URL to the workers as `identifyApiMockUrl`, and
+ * stops it at the end.
  *
  * @example
  * export default defineConfig({ test: { globalSetup: ['identify-api-mock/vitest-server'] } })
  */
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
-  const options = project.getProvidedContext().identifyApiMockServer ?? {}
-  const server = await startServer({ ...options, port: 0 })
-  project.provide('identifyApiMockUrl', server.url)
+  const { url, server } = await startSharedServer(
+    project.getProvidedContext().identifyApiMockServer,
+  )
+  project.provide('identifyApiMockUrl', url)
   return () => server.close()
 }
 
 /**
- * The shared server's controls (`connectMockApi` on the URL the global setup provided).
+ * The shared server's controls (`connectMockApi` on the URL the global setup provided, with its
+ * control token). Throws one line naming the setup to add when the run has no shared server.
  *
  * @example
  * const api = mockApi()
  * await expect(api).toHaveIdentified({ id: 'ada' }, { orgId: tenant.orgId })
  */
 export function mockApi(): MockApiClient {
-  const controlToken = inject('identifyApiMockServer')?.controlToken
-  return connectMockApi(inject('identifyApiMockUrl'), { controlToken })
+  const url = inject('identifyApiMockUrl') as string | undefined
+  if (url === undefined) throw missingSetup('vitest', setupLine)
+  const { controlToken } = sharedServerOptions(inject('identifyApiMockServer'))
+  return connectMockApi(url, { controlToken })
 }
 
 /**
- * A tenant of the shared server for the calling test file: created before its tests (with
- * `input`: an id, a name, users in exact states), reset after each test, removed after the last.
- * Its fields and controls are there from `beforeAll` on.
+ * A tenant of the shared server for the calling test file (or `describe` block): created before
+ * its tests (with `input`: an id, a name, users in exact states, its answer shapes), reset after
+ * each test to what it was created with, removed after the last. Its fields and controls are
+ * there from `beforeAll` on. Throws one line naming the setup to add when the run has no shared
+ * server.
  *
  * @example
  * const tenant = useTenant({ users: [{ id: 'ada', registrationStatus: 'archived' }] })
@@ -78,5 +104,5 @@ export function mockApi(): MockApiClient {
  * })
  */
 export function useTenant(input?: OrganisationInput): Tenant {
-  return tenantOfFile({ beforeAll, afterEach, afterAll }, mockApi, input)
+  return tenantOfFile({ beforeAll, afterEach, afterAll }, mockApi(), input)
 }

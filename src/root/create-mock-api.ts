@@ -23,7 +23,7 @@ const anyOriginBaseUrl = 'https://api.example.test'
 /**
  * A mock of the API: its MSW handlers and its own `fetch`, every control of the control table as
  * a method (the same names and arguments as `connectMockApi`'s, not awaited), and what only a mock
- * in the same process has (`db`, `dispatch`, `redeemToken`, the webhooks' `settled` and `cancel`).
+ * in the same process has (`db`, `dispatch`, the webhooks' `settled` and `cancel`).
  */
 export type MockApi = InProcessControls & {
   /** For `setupServer(...api.handlers)` or `setupWorker(...api.handlers)`. */
@@ -34,7 +34,7 @@ export type MockApi = InProcessControls & {
    */
   readonly fetch: MockFetch
   readonly webhooks: InProcessControls['webhooks'] & Pick<WebhookControls, 'settled' | 'cancel'>
-} & Pick<MockCore, 'ready' | 'db' | 'credentials' | 'calls' | 'dispatch' | 'redeemToken'>
+} & Pick<MockCore, 'ready' | 'db' | 'credentials' | 'calls' | 'dispatch'>
 
 /**
  * Creates an independent mock of the Identify and Delete User API: two instances never share
@@ -85,6 +85,5 @@ export function createMockApi(options: MockApiOptions = {}): MockApi {
     },
     calls: (operation, scope) => core.calls(operation, scope),
     dispatch: (input) => core.dispatch(input),
-    redeemToken: (orgId, token) => core.redeemToken(orgId, token),
   }
 }

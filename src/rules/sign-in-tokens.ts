@@ -1,6 +1,7 @@
+import * as z from 'zod'
 import { hashSecret } from '../base/secrets.ts'
 import { formatInstant, formatTimestamp, timestampMs } from '../base/time.ts'
-import type { SignInTokenRecord, UserRecord } from '../model/records.ts'
+import { type SignInTokenRecord, type UserRecord, userRecordSchema } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { holdSecret } from './held-secrets.ts'
 import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
@@ -31,11 +32,11 @@ export function mintSignInToken(ctx: RuleContext, user: UserRecord, now = ctx.no
   )
 }
 
-/** Why a sign-in token was refused. */
 /** Why a sign-in token cannot sign in, as the web view tells the app. */
 export const redeemFailures = ['unknown', 'wrong-organisation', 'expired', 'already-used'] as const
 
-export type RedeemFailure = (typeof redeemFailures)[number]
+const redeemFailureSchema = z.enum(redeemFailures)
+export type RedeemFailure = z.output<typeof redeemFailureSchema>
 
 /**
  * What opening a sign-in token in the web view may come to: redeemed, or one of its failures.
@@ -46,7 +47,16 @@ export const redeemOutcomes = ['redeemed', ...redeemFailures] as const
 
 export type RedeemOutcome = (typeof redeemOutcomes)[number]
 
-export type RedeemResult = { ok: true; user: UserRecord } | { ok: false; reason: RedeemFailure }
+/**
+ * What redeeming a sign-in token gave: the user it signs in, or why it was refused.
+ *
+ * @example redeemResultSchema.parse({ ok: false, reason: 'already-used' })
+ */
+export const redeemResultSchema = z.discriminatedUnion('ok', [
+  z.strictObject({ ok: z.literal(true), user: userRecordSchema }),
+  z.strictObject({ ok: z.literal(false), reason: redeemFailureSchema }),
+])
+export type RedeemResult = z.output<typeof redeemResultSchema>
 
 /**
  * What redeeming a sign-in token would give, changing nothing: the answer to a `HEAD` of the web

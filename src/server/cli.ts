@@ -12,6 +12,7 @@ import type { Credentials } from '../model/dataset.ts'
 import { addVerifyCommand } from '../verify/node/command.ts'
 import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
+import { readDataFile } from './files/read-data-file.ts'
 import { admitsAnyHost, isLoopbackAddress } from './front-door.ts'
 import {
   addWithEnvironment,
@@ -20,7 +21,7 @@ import {
   optionsOf,
   serveOptions,
 } from './serve-flags.ts'
-import { type RunningServer, ServerStartError, startServer } from './server.ts'
+import { callableUrl, type RunningServer, ServerStartError, startServer } from './server.ts'
 import { type ResolvedServerOptions, serverOptionsSchema } from './server-options.ts'
 import { StateFileError } from './state-file.ts'
 
@@ -51,7 +52,9 @@ serveCommand.action(async (flags: CombinedFlags & { json: boolean }, command: Co
   if (secretGiven && !flags.webhookUrl?.length)
     command.error('--webhook-secret needs at least one --webhook-url <url>')
   const options = optionsOf(command.opts())
-  if (flags.data !== undefined) options.data = await readDataFile(flags.data)
+  if (flags.data !== undefined) {
+    options.data = await readDataFile(flags.data).catch((error: Error) => fail(error.message))
+  }
   const parsed = serverOptionsSchema.safeParse(options)
   if (!parsed.success) fail(describeForCli(parsed.error.issues, flags.data))
   await serve(parsed.data, flags.json)
@@ -93,23 +96,6 @@ for (const { name, description, build } of documentCommands) {
 }
 
 addVerifyCommand(program)
-
-/** The JSON of the data file at `path`; exits with one line that names it otherwise. */
-async function readDataFile(path: string): Promise<unknown> {
-  const { readFile } = await import('node:fs/promises')
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT'
-    fail(`${path}: cannot be read: ${missing ? 'no such file' : fileErrorInWords(path, error)}`)
-  }
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    fail(`${path}: not JSON (${(error as Error).message})`)
-  }
-}
 
 /**
  * Schema issues in one line, each named by its flag where one flag gave the value; those of the
@@ -167,9 +153,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   // outside a container the address is the one its engine publishes the port on.
   const everywhere =
     address !== null && typeof address === 'object' && ['0.0.0.0', '::'].includes(address.address)
-  const url = everywhere
-    ? running.url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:')
-    : running.url
+  const url = callableUrl(running.url)
   const curl = curlLine(url, credentials)
   const inspector = options.control ? `${url}${controlPaths.inspector}` : null
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {

@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander'
+import { Command, CommanderError, Option } from 'commander'
 import { type FlagDoc, SchemaFlags } from '../flags/schema-flags.ts'
 import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 
@@ -173,4 +173,44 @@ export function serveFlagDocs(): FlagDoc[] {
     description: option.description,
   }))
   return [...serveFlags.docs(), ...combined]
+}
+
+/**
+ * The options the `IDENTIFY_API_MOCK_*` variables of this process set, read as `serve` reads them
+ * (only those set, nested as the schema has them), and the path of the data file its variable
+ * names; what the shared-server entries take from the environment. A bad value throws a
+ * `TypeError` of one line that names its variable.
+ *
+ * @example
+ * // IDENTIFY_API_MOCK_PORT=4123
+ * environmentOptions() // { options: { port: 4123 } }
+ */
+export function environmentOptions(): { options: Record<string, unknown>; dataFile?: string } {
+  const command = new Command()
+    .exitOverride()
+    .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
+  addWithEnvironment(command, serveOptions())
+  try {
+    command.parse([], { from: 'user' })
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error
+    throw new TypeError(error.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' '))
+  }
+  const flags = command.opts()
+  const set = Object.fromEntries(
+    Object.entries(flags).filter(([name]) => command.getOptionValueSource(name) === 'env'),
+  )
+  const { organisations, webhooks, ...options } = optionsOf(set) as {
+    organisations: unknown[]
+    webhooks: unknown[]
+  }
+  const { data } = set as CombinedFlags
+  return {
+    options: {
+      ...options,
+      ...(organisations.length > 0 && { organisations }),
+      ...(webhooks.length > 0 && { webhooks }),
+    },
+    ...(data !== undefined && { dataFile: data }),
+  }
 }

@@ -36,6 +36,16 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
+/**
+ * The URL to call a server listening at `url` from this machine: an address of every interface
+ * (`0.0.0.0`, `::`) is none to call, its loopback one is.
+ *
+ * @example callableUrl('http://0.0.0.0:4010') // 'http://127.0.0.1:4010'
+ */
+export function callableUrl(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:')
+}
+
 /** A listen failure told in one line, e.g. a port already in use. */
 export class ServerStartError extends Error {
   override name = 'ServerStartError'

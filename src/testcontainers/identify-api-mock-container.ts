@@ -15,13 +15,13 @@
  * // … the backend under test calls mock.getBaseUrl() with tenant.apiKey
  * await mock.stop()
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, dirname, join } from 'node:path'
+import { join } from 'node:path'
 import {
   AbstractStartedContainer,
   GenericContainer,
+  getContainerRuntimeClient,
   type StartedTestContainer,
   Wait,
 } from 'testcontainers'
@@ -30,6 +30,7 @@ import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.t
 import type { Credentials } from '../model/dataset.ts'
 import { flagOf, variableOf } from '../server/serve-flags.ts'
 import type { ServerOptions } from '../server/server-options.ts'
+import { contextDockerfile, writePackageContext } from './image-context.ts'
 
 /** The port the image's server listens on inside the container. */
 const port = 4010
@@ -48,7 +49,8 @@ export type ContainerOptions = Omit<
 /**
  * A container of the mock's image, configured with typed `with…` methods. `image` is the name of
  * an image built from the package's `Dockerfile` (`identify-api-mock` by default: what
- * `docker build -t identify-api-mock .` tags).
+ * `docker build -t identify-api-mock .` and {@link IdentifyApiMockContainer.buildImage} tag), a
+ * local one unless it names a registry.
  */
 export class IdentifyApiMockContainer extends GenericContainer {
   #controlToken: string | undefined
@@ -112,8 +114,22 @@ export class IdentifyApiMockContainer extends GenericContainer {
     return this.withEnvironment({ [variableOf('controlToken')]: token })
   }
 
-  /** Starts the container and waits until `/__mock/health` answers 200. */
+  /**
+   * Starts the container and waits until `/__mock/health` answers 200. An image named without a
+   * registry (`identify-api-mock`, the default) is a local one: it is never pulled (no registry
+   * has it), and when the engine lacks it, `start()` rejects with one line naming the tag looked
+   * for and `buildImage()`.
+   */
   override async start(): Promise<StartedIdentifyApiMockContainer> {
+    const image = this.imageName
+    if (image.registry === undefined) {
+      const client = await getContainerRuntimeClient()
+      if (!(await client.image.exists(image))) {
+        throw new Error(
+          `identify-api-mock: the engine has no image ${image.string}: build it first with await IdentifyApiMockContainer.buildImage('${image.string}'), or docker build -t ${image.string} . in a clone`,
+        )
+      }
+    }
     const started = await super.start()
     const baseUrl = `http://${started.getHost()}:${started.getMappedPort(port)}`
     const client = connectMockApi(baseUrl, { controlToken: this.#controlToken })
@@ -139,7 +155,13 @@ export class StartedIdentifyApiMockContainer extends AbstractStartedContainer {
     this.#credentials = credentials
   }
 
-  /** `http://HOST:PORT` of the server, as this machine reaches it. */
+  /**
+   * `http://HOST:PORT` of the server, as the engine gives it for this machine: HOST is
+   * Testcontainers' `getHost()` (`localhost` with Docker's local socket; with podman's, often the
+   * address of its network's gateway, such as `10.88.0.1`), PORT the host port the engine
+   * published 4010 on (a free one, unless `withExposedPorts({ container: 4010, host })` pins it).
+   * Use it as it is.
+   */
   getBaseUrl(): string {
     return this.#baseUrl
   }
@@ -161,29 +183,6 @@ export class StartedIdentifyApiMockContainer extends AbstractStartedContainer {
   getClient(): MockApiClient {
     return this.#client
   }
-}
-
-/** The name of the Dockerfile {@link writePackageContext} writes, beside the package's files. */
-const contextDockerfile = 'identify-api-mock.Dockerfile'
-
-/**
- * Fills `context` with a build context of the installed package: its files (not `node_modules`,
- * nor dotfiles), and a Dockerfile that is the package's own run stage, read from its `Dockerfile`
- * from the last `FROM` on, after a `build` stage that is the package itself (what the repository's
- * build stage makes is what the package holds, at the same paths under `/src`).
- */
-function writePackageContext(context: string): void {
-  const root = dirname(createRequire(import.meta.url).resolve('identify-api-mock/package.json'))
-  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8')
-  const runStage = dockerfile.slice(dockerfile.search(/^FROM (?![\s\S]*^FROM )/m))
-  cpSync(root, context, {
-    recursive: true,
-    filter: (source) => source === root || !/^(\.|node_modules$)/.test(basename(source)),
-  })
-  writeFileSync(
-    join(context, contextDockerfile),
-    `FROM scratch AS build\nCOPY . /src/\n\n${runStage}`,
-  )
 }
 
 /** The `serve` flags of `options`: a list of numbers as one comma-separated value. */

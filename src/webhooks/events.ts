@@ -176,10 +176,13 @@ const customWebhookEventInputSchema = z.strictObject({
   timestamp: eventTimestamp,
 })
 
+/** An event of one of the named types, for one user: its input. */
+export type UserEventInput = {
+  [K in keyof EventTypes]: z.input<EventTypes[K]['inputSchema']>
+}[keyof EventTypes]
+
 /** An event to raise: one of the named types, or any other with its `data` whole. */
-export type WebhookEventInput =
-  | { [K in keyof EventTypes]: z.input<EventTypes[K]['inputSchema']> }[keyof EventTypes]
-  | z.input<typeof customWebhookEventInputSchema>
+export type WebhookEventInput = UserEventInput | z.input<typeof customWebhookEventInputSchema>
 
 /**
  * {@link WebhookEventInput} as a schema, for the documents that describe it (`POST

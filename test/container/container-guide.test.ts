@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { contextDockerfile, writePackageContext } from '../../src/testcontainers/image-context.ts'
 import { cliPath } from '../support/cli-process.ts'
 import {
   containers,
@@ -14,6 +15,7 @@ import {
   type RunningContainer,
   startContainer,
 } from '../support/container.ts'
+import { codeBlocks } from '../support/docs.ts'
 
 /**
  * docs/guides/container.md as a reader follows it: the variables it names exist, the compose file's
@@ -27,6 +29,10 @@ const repo = fileURLToPath(new URL('../..', import.meta.url))
 const guide = readFileSync(`${repo}docs/guides/container.md`, 'utf8')
 const yamlBlocks = [...guide.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => m[1] ?? '')
 const [compose = '', actions = ''] = yamlBlocks
+/** The command of the Dockerfile's `HEALTHCHECK … CMD [...]`. */
+const healthCommand: string[] = JSON.parse(
+  /^ {2}CMD (\[.*\])$/m.exec(readFileSync(`${repo}Dockerfile`, 'utf8'))?.[1] ?? 'null',
+)
 /** The first Python here with pytest and pytest-xdist, which the Python example's suite needs. */
 const python = ['python3', '/usr/bin/python3'].find(
   (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
@@ -65,6 +71,25 @@ describe('docs/guides/container.md', () => {
       IDENTIFY_API_MOCK_ALLOWED_HOST: 'mock',
     })
     expect(actions).toMatch(/^ {4}services:$/m)
+  })
+
+  it("declares in the compose file the Dockerfile's own health check, for an image built without it", () => {
+    const declared = JSON.parse(mapping(compose, 'mock:', 'healthcheck').test ?? 'null')
+    expect(declared).toEqual(['CMD', ...healthCommand])
+    // Compose reads `$` as its own variables: the command must hold none to reach the container as is.
+    expect(JSON.stringify(healthCommand)).not.toContain('$')
+  })
+
+  it('builds with podman in the format that keeps the health check, as .ci/run builds the image the tests run', () => {
+    const documented = codeBlocks('docs/guides/container.md', '## Build and run', 'sh')
+      .join('\n')
+      .split('\n')
+      .filter((line) => line.startsWith('podman build'))
+    expect(documented).toEqual(['podman build --format docker -t identify-api-mock .'])
+    const ci = readFileSync(`${repo}.ci/run`, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('podman build'))
+    expect(ci).toEqual([documented[0]?.replace('podman build', 'podman build --pull=never')])
   })
 })
 
@@ -129,6 +154,34 @@ describe.skipIf(noContainers !== undefined)(
         await containers(['network', 'rm', '-f', network]).catch(() => {})
       }
     })
+
+    it.skipIf(engine !== 'podman')(
+      "podman's default format: the image has no HEALTHCHECK, and the command the compose file declares passes",
+      async () => {
+        // The run stage of the Dockerfile over the repository's build, as buildImage() builds it.
+        const context = mkdtempSync(join(tmpdir(), 'identify-api-mock-oci-'))
+        const tag = `identify-api-mock-oci-${process.pid}`
+        writePackageContext(context)
+        let id = ''
+        try {
+          const dockerfile = join(context, contextDockerfile)
+          await containers(['build', '--pull=never', '-f', dockerfile, '-t', tag, context])
+          const inspect = ['image', 'inspect', '--format', '{{.Config.Healthcheck}}', tag]
+          expect(await containers(inspect)).toBe('<nil>')
+          id = await containers(['run', '-d', '--health-cmd', JSON.stringify(healthCommand), tag])
+          const check = () =>
+            containers(['healthcheck', 'run', id]).then(
+              () => 'healthy',
+              () => 'not yet',
+            )
+          await expect.poll(check, { timeout: 30_000, interval: 500 }).toBe('healthy')
+        } finally {
+          if (id) await containers(['rm', '-f', id]).catch(() => {})
+          await containers(['rmi', '--force', tag]).catch(() => {})
+          rmSync(context, { recursive: true, force: true })
+        }
+      },
+    )
 
     it('data files: loads a mounted file readable by uid 1000, and refuses a 0600 one in one line', async () => {
       const block = guide.slice(guide.indexOf('## Data files'))

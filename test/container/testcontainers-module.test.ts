@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
@@ -7,7 +7,8 @@ import {
   IdentifyApiMockContainer,
   type StartedIdentifyApiMockContainer,
 } from '../../src/testcontainers/identify-api-mock-container.ts'
-import { image, noContainers } from '../support/container.ts'
+import { engine, image, noContainers } from '../support/container.ts'
+import { freePort } from '../support/free-port.ts'
 
 expect.extend(matchers)
 
@@ -61,6 +62,41 @@ describe.skipIf(skipped !== undefined)(
         await expect(tenant).toHaveIdentified({ id: 'left' }, { status: 500, times: 1 })
       } finally {
         await mock.stop()
+      }
+    })
+
+    it('refuses an image the engine lacks in one line naming buildImage() and the tag, pulling nothing', async () => {
+      const missing = `identify-api-mock-missing-${process.pid}`
+      const refusal = await new IdentifyApiMockContainer(missing).start().then(
+        () => new Error('started'),
+        (error: Error) => error,
+      )
+      expect(refusal.message).toBe(
+        `identify-api-mock: the engine has no image ${missing}:latest: build it first with await IdentifyApiMockContainer.buildImage('${missing}:latest'), or docker build -t ${missing}:latest . in a clone`,
+      )
+      // The container guide shows the line as the default image's start gives it.
+      const guide = readFileSync(new URL('../../docs/guides/container.md', import.meta.url), 'utf8')
+      expect(guide).toContain(`\n${refusal.message.replaceAll(missing, 'identify-api-mock')}\n`)
+    })
+
+    it(`hands out the base URL as the engine gives it (${engine}), and on a pinned host port`, async () => {
+      const port = await freePort()
+      const [free, pinned] = await Promise.all([
+        new IdentifyApiMockContainer(image).start(),
+        new IdentifyApiMockContainer(image)
+          .withExposedPorts({ container: 4010, host: port })
+          .start(),
+      ])
+      try {
+        // Testcontainers' host for this engine, as it is: podman's socket gives its network's gateway.
+        console.log(`${engine}: getBaseUrl() ${free.getBaseUrl()}`)
+        expect(free.getBaseUrl()).toBe(`http://${free.getHost()}:${free.getMappedPort(4010)}`)
+        expect(pinned.getBaseUrl()).toBe(`http://${pinned.getHost()}:${port}`)
+        for (const mock of [free, pinned]) {
+          expect((await fetch(`${mock.getBaseUrl()}/__mock/health`)).status).toBe(200)
+        }
+      } finally {
+        await Promise.all([free.stop(), pinned.stop()])
       }
     })
 

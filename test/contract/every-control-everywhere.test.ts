@@ -51,7 +51,9 @@ const calls: Calls = {
   health: () => [],
   reset: ({ orgId }) => [{ orgId }],
   failNext: ({ orgId }) => ['delete', { status: 500, orgId }],
-  queuedFaults: () => [],
+  queuedFaults: ({ orgId }) => [{ orgId }],
+  clearFaults: ({ orgId }) => [{ orgId }],
+  redeemToken: ({ orgId }) => [orgId, 'not-a-token'],
   state: () => [],
   requests: ({ orgId }) => [{ orgId }],
   'organisations.list': () => [],
@@ -77,6 +79,10 @@ const tenantCalls: TenantCalls = {
   failNext: () => ['identify', { status: 403 }],
   requests: () => [],
   putUser: () => ['ada', { registrationStatus: 'archived' }],
+  raiseEvent: () => [{ type: 'user.course.started', id: 'ada' }],
+  queuedFaults: () => [],
+  clearFaults: () => [],
+  redeemToken: () => ['not-a-token'],
   setShapes: () => ['full'],
   listUsers: () => [{}],
   getUser: () => ['ada'],
@@ -139,6 +145,13 @@ describe('every row of the control table', () => {
     expect(overHttp.results['organisations.deleteUser']).toEqual({ id: 'ada', deleted: true })
     expect(inProcess.results['shapes.cases']).toEqual(overHttp.results['shapes.cases'])
     expect(overHttp.results.health).toEqual({ status: 'ok' })
+    for (const results of [inProcess.results, overHttp.results]) {
+      expect(results.redeemToken).toEqual({ ok: false, reason: 'unknown' })
+      // Read before it was cleared: the fault failNext queued for the organisation.
+      expect(results.queuedFaults).toEqual([
+        expect.objectContaining({ operation: 'delete', status: 500 }),
+      ])
+    }
     expect(overHttp.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.getUser).toMatchObject({
@@ -149,6 +162,15 @@ describe('every row of the control table', () => {
       id: 'ada',
       orgId: overHttp.tenant.orgId,
     })
+    for (const { tenant, tenantResults } of [inProcess, overHttp]) {
+      expect(tenantResults.raiseEvent).toMatchObject({
+        type: 'user.course.started',
+        data: { custom_id: 'ada' },
+      })
+      expect(tenantResults.queuedFaults).toEqual([
+        expect.objectContaining({ operation: 'identify', status: 403, orgId: tenant.orgId }),
+      ])
+    }
     // The tenant's remove ran last: its organisation is gone on both.
     await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })
     await expect(inProcess.tenant.reset()).rejects.toMatchObject({ status: 404 })

@@ -107,7 +107,7 @@ describe('properties of the control endpoints over HTTP', () => {
 
   const routes: Record<string, string[]> = {
     '/__mock/reset': ['POST'],
-    '/__mock/faults': ['POST', 'GET'],
+    '/__mock/faults': ['POST', 'GET', 'DELETE'],
     '/__mock/state': ['GET'],
     '/__mock/requests': ['GET'],
     '/__mock/health': ['GET'],
@@ -333,6 +333,8 @@ describe('properties of the control endpoints over HTTP', () => {
             const known = server.core.credentials.some((c) => c.orgId === orgId)
             expect(answer.status).toBe(known ? 204 : 404)
           } else expect(answer.status).toBe(400)
+        } else if (path === '/__mock/faults' && c.method === 'DELETE') {
+          expect({ status: answer.status, text: answer.text }).toEqual({ status: 204, text: '' })
         } else if (path === '/__mock/health') expect(body).toEqual({ status: 'ok' })
         else if (path === '/__mock/requests' || path === '/__mock/faults') expect(body).toEqual([])
         else if (path === '/__mock') {

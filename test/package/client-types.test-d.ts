@@ -1,4 +1,5 @@
 import type { MockApiClient } from 'identify-api-mock/client'
+import type { StartedIdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { Call, MockApi, Tenant } from '../../src/root/index.ts'
 
@@ -17,15 +18,7 @@ type Own<M, Methods> = keyof Methods extends never ? M : M & Methods
 /** What the control table gives in-process: every member of `MockApi` that a client has too. */
 type Controls<T> = Omit<
   T,
-  | 'url'
-  | 'ready'
-  | 'credentials'
-  | 'calls'
-  | 'handlers'
-  | 'fetch'
-  | 'db'
-  | 'dispatch'
-  | 'redeemToken'
+  'url' | 'ready' | 'credentials' | 'calls' | 'handlers' | 'fetch' | 'db' | 'dispatch'
 >
 
 /**
@@ -56,6 +49,14 @@ describe('MockApiClient', () => {
       Promise<ReturnType<typeof api.calls<'delete'>>>
     >()
     expectTypeOf(client.calls()).toEqualTypeOf<Promise<Call[]>>()
+  })
+
+  it("gives the Testcontainers module's client, whose tenants are the same Tenant type", () => {
+    type ContainerClient = ReturnType<StartedIdentifyApiMockContainer['getClient']>
+    expectTypeOf<ContainerClient>().toEqualTypeOf<MockApiClient>()
+    expectTypeOf<
+      Awaited<ReturnType<ContainerClient['organisations']['create']>>
+    >().toEqualTypeOf<Tenant>()
   })
 
   it('creates organisations as MockApi does, both resolving to one Tenant type', () => {

@@ -1,19 +1,23 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { shapeCases } from '../../src/api/shape-cases.ts'
 import { containers, noContainers } from '../support/container.ts'
 import { codeBlocks, repoRoot } from '../support/docs.ts'
+import { freePort } from '../support/free-port.ts'
 
 /**
  * The harness entries as a consumer receives them, from the packed package in scratch projects
- * outside the repository: today's vitest with four workers on the shared server, eight test files
- * each with its own tenant, three runs in a row (the many-tests guide's config and test file as
- * they stand), and the same with jest; and the Testcontainers module with only the package, `testcontainers` and the
- * engine, its image built from the installed package (the container guide's block as it stands).
+ * outside the repository: today's vitest with four workers on the shared server, on the port an
+ * environment variable gives (as a CI job with a port range does), eight test files each with its
+ * own tenant, three runs in a row (the many-tests guide's config and test file as they stand), and
+ * the same with jest; a test file run without the setup fails with the one line naming it; and the
+ * Testcontainers module with only the package, `testcontainers` and the engine, its image built
+ * from the installed package (the container guide's block as it stands).
  */
 const run = promisify(execFile)
 const scratch = mkdtempSync(join(tmpdir(), 'identify-api-mock-harness-'))
@@ -33,15 +37,39 @@ const npm = (args: string[], cwd: string, { warnings = false } = {}) =>
     { cwd, env, maxBuffer: 1 << 26 },
   )
 
-const [vitestConfig = '', testFile = ''] = codeBlocks(
+const [vitestConfig = '', testFile = '', perCaseFile = ''] = codeBlocks(
   'docs/guides/many-tests.md',
   '## One server for every vitest worker',
   'ts',
 )
+const jestSection = '## One server for every jest worker'
+const [jestConfig = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'js')
+const [jestSpec = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'ts')
 const [containerBlock = ''] = codeBlocks('docs/guides/container.md', '## Testcontainers', 'ts')
+/** The first Python here with pytest and pytest-xdist, which the Python example's suite needs. */
+const python = ['python3', '/usr/bin/python3'].find(
+  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
+)
 const skipContainers =
   noContainers ??
   (process.env.DOCKER_HOST === undefined ? 'no DOCKER_HOST: a Docker-compatible socket' : undefined)
+
+/** A test appended to each spec: its tenant is on the port the environment gave the server. */
+const onThePort = `
+it('is on the port IDENTIFY_API_MOCK_PORT gives', () => {
+  expect(tenant.baseUrl).toBe(\`http://127.0.0.1:\${process.env.IDENTIFY_API_MOCK_PORT}\`)
+})
+`
+
+/** Runs `args` to its end, failing or not: its exit code and what it printed. */
+const runToEnd = (args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) =>
+  run(node26, args, options).then(
+    ({ stdout, stderr }) => ({ code: 0, output: `${stdout}${stderr}` }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      output: stripVTControlCharacters(`${error.stdout}${error.stderr}`),
+    }),
+  )
 
 /** A scratch project named `name` with `files`, an ES-module project as the guides assume. */
 function project(name: string, files: Record<string, string>) {
@@ -63,65 +91,126 @@ describe('the harness entries of the packed package', () => {
   }, 300_000)
   afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000)
 
-  it('runs 8 test files in 4 vitest workers on one shared server, a tenant each, 3 runs in a row', async () => {
+  it('installs from the tarball with npm 11 without an install-scripts warning', async () => {
+    const dir = project('install', {})
+    const { stderr } = await npm(['install', '-D', 'vitest', tarball], dir, { warnings: true })
+    const { stdout: version } = await run('npm', ['--version'], { env })
+    expect(Number(version.split('.')[0])).toBeGreaterThanOrEqual(11)
+    expect(stderr).not.toMatch(/install-scripts|allowScripts/)
+    expect(readFileSync(join(dir, 'package.json'), 'utf8')).not.toMatch(/allowScripts/)
+  }, 300_000)
+
+  it('runs 8 test files in 4 vitest workers on one shared server on the port the environment gives, a tenant each, 3 runs in a row', async () => {
     const specs = Object.fromEntries(
-      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, testFile]),
+      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, `${testFile}${onThePort}`]),
     )
-    const dir = project('vitest', { 'vitest.config.ts': vitestConfig, ...specs })
-    const installed = await npm(['install', '-D', 'vitest', tarball], dir, { warnings: true })
-    // npm 11 names the package's prepare script as not covered by allowScripts; the README's
-    // line for a tarball records the denial, and the warning is gone.
-    expect(installed.stderr).toMatch(/identify-api-mock@[\d.]+ \(prepare: npm run build\)/)
-    await npm(['install-scripts', 'deny', 'identify-api-mock'], dir)
-    expect((await npm(['install'], dir, { warnings: true })).stderr).not.toMatch(/install-scripts/)
+    const dir = project('vitest', {
+      'vitest.config.ts': vitestConfig,
+      ...specs,
+      // The guide's recipe for a suite run once per answer-shape case, as it stands.
+      'answer-shapes.spec.ts': perCaseFile,
+      'no-setup/vitest.config.ts': 'export default {}\n',
+      'no-setup/tenant.spec.ts': testFile,
+    })
+    await npm(['install', '-D', 'vitest', tarball], dir)
     for (let round = 1; round <= 3; round++) {
+      const port = await freePort()
       const { stdout } = await run(
         node26,
-        ['node_modules/vitest/vitest.mjs', 'run', '--maxWorkers', '4'],
-        { cwd: dir, env },
+        ['node_modules/vitest/vitest.mjs', 'run', '--maxWorkers', '4', '--exclude', 'no-setup/**'],
+        { cwd: dir, env: { ...env, IDENTIFY_API_MOCK_PORT: String(port) } },
       )
       const report = stripVTControlCharacters(stdout)
       expect({ round, files: report.match(/Test Files +(.*)/)?.[1] }).toEqual({
         round,
-        files: '8 passed (8)',
+        files: '9 passed (9)',
       })
-      expect(report).toMatch(/Tests +24 passed \(24\)/)
+      // 8 files of 4 tests, and 2 tests for each answer-shape case.
+      const tests = 8 * 4 + 2 * shapeCases.length
+      expect(report).toMatch(new RegExp(`Tests +${tests} passed \\(${tests}\\)`))
     }
+    const failed = await runToEnd(['../node_modules/vitest/vitest.mjs', 'run'], {
+      cwd: join(dir, 'no-setup'),
+      env,
+    })
+    expect(failed.code).toBe(1)
+    expect(failed.output).toContain(
+      "Error: identify-api-mock: no shared server for this test file: add globalSetup: ['identify-api-mock/vitest-server'] to the vitest config\n",
+    )
   }, 600_000)
 
-  it('runs 8 test files in 4 jest workers on one shared server, a tenant each, 3 runs in a row', async () => {
-    // The example's test file as it stands, in a project whose config names the entries by package.
-    const spec = readFileSync(
-      join(repoRoot, 'examples/jest-shared-server/tenant-1.spec.ts'),
-      'utf8',
-    )
+  it('runs 8 test files in 4 jest workers on one shared server on the port the environment gives, a tenant each, 3 runs in a row', async () => {
+    // The guide's config and test file as they stand; the file without the setup has a config
+    // without the entries.
     const specs = Object.fromEntries(
-      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, spec]),
+      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, `${jestSpec}${onThePort}`]),
     )
-    const config = `export default {
-  testEnvironment: 'node',
-  extensionsToTreatAsEsm: ['.ts'],
-  transform: { '\\\\.ts$': ['babel-jest', { presets: ['@babel/preset-typescript'] }] },
-  globalSetup: 'identify-api-mock/jest-server',
-  globalTeardown: 'identify-api-mock/jest-server-teardown',
-  globals: { identifyApiMockServer: { seed: 7 } },
-}
-`
-    const dir = project('jest', { 'jest.config.js': config, ...specs })
+    const withoutSetup = jestConfig
+      .split('\n')
+      .filter((line) => !/identify-api-mock|identifyApiMockServer/.test(line))
+      .join('\n')
+    const dir = project('jest', {
+      'jest.config.js': jestConfig,
+      ...specs,
+      'no-setup/jest.config.js': withoutSetup,
+      'no-setup/tenant.spec.ts': jestSpec,
+    })
     await npm(['install', '-D', 'jest@30', '@babel/preset-typescript@7', tarball], dir)
+    const jest = ['--experimental-vm-modules', join(dir, 'node_modules/jest/bin/jest.js'), '--ci']
     for (let round = 1; round <= 3; round++) {
-      const { stderr } = await run(
-        node26,
-        ['--experimental-vm-modules', 'node_modules/jest/bin/jest.js', '--ci', '--maxWorkers', '4'],
-        { cwd: dir, env },
-      )
+      const port = await freePort()
+      const args = [...jest, '--maxWorkers', '4', '--testPathIgnorePatterns', '/no-setup/']
+      const { stderr } = await run(node26, args, {
+        cwd: dir,
+        env: { ...env, IDENTIFY_API_MOCK_PORT: String(port) },
+      })
       expect({ round, suites: stderr.match(/Test Suites: +(.*)/)?.[1] }).toEqual({
         round,
         suites: '8 passed, 8 total',
       })
-      expect(stderr).toMatch(/Tests: +16 passed, 16 total/)
+      expect(stderr).toMatch(/Tests: +24 passed, 24 total/)
     }
+    const failed = await runToEnd(jest, { cwd: join(dir, 'no-setup'), env })
+    expect(failed.code).toBe(1)
+    expect(failed.output).toContain(
+      "identify-api-mock: no shared server for this test file: add globalSetup: 'identify-api-mock/jest-server' to the jest config",
+    )
   }, 600_000)
+
+  it.skipIf(python === undefined)(
+    `runs the Python example's pytest suite in 4 workers against the packed package's server${python ? '' : ' (skipped: no python3 with pytest and pytest-xdist)'}`,
+    async () => {
+      const dir = project('python', {})
+      await npm(['install', tarball], dir)
+      const bin = join(dir, 'node_modules/identify-api-mock/dist/src/server/cli.js')
+      const server = spawn(node26, [bin, 'serve', '--port', '0', '--json'], { cwd: dir, env })
+      try {
+        const line = await new Promise<string>((resolve, reject) => {
+          let out = ''
+          server.stdout.on('data', (chunk) => {
+            out += chunk
+            if (out.includes('\n')) resolve(out.split('\n')[0] ?? '')
+          })
+          server.on('exit', (code) => reject(new Error(`the server exited with ${code}`)))
+        })
+        const { url } = JSON.parse(line)
+        const { stdout } = await run(
+          python as string,
+          ['-m', 'pytest', '-n', '4', '-q', '-p', 'no:cacheprovider'],
+          {
+            cwd: join(repoRoot, 'examples/python-backend'),
+            env: { ...env, IDENTIFY_API_URL: url, PYTHONDONTWRITEBYTECODE: '1' },
+          },
+        )
+        expect(stdout).toMatch(/^15 passed in /m)
+      } finally {
+        const exited = new Promise((resolve) => server.once('exit', resolve))
+        server.kill('SIGTERM')
+        await exited
+      }
+    },
+    300_000,
+  )
 
   it.skipIf(skipContainers !== undefined)(
     `builds the image from the installed package and starts it with only the package, testcontainers and the engine${skipContainers ? ` (skipped: ${skipContainers})` : ''}`,

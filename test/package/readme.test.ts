@@ -420,6 +420,17 @@ describe('README and guides', () => {
     expect(unaccounted).toEqual([])
   })
 
+  it("lists every folder of examples/ in the README's examples table, once, and no other", () => {
+    const folders = readdirSync(`${repoRoot}/examples`, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort()
+    const table = docSection('README.md', '## Examples')
+    const rows = [...table.matchAll(/^\| \[`([^`]+)`\]\(examples\/([^)]+)\) \| .+ \|$/gm)]
+    expect(rows.every(([, name, folder]) => name === folder)).toBe(true)
+    expect(rows.map(([, name]) => name).sort()).toEqual(folders)
+  })
+
   it('has every guide checked by a test', () => {
     const tests = readdirSync(`${repoRoot}/test`, { recursive: true, encoding: 'utf8' })
       .filter((name) => name.endsWith('.ts'))

@@ -317,6 +317,51 @@ describe('tenants over HTTP', () => {
     })
   })
 
+  it("lists and drops one organisation's queued faults, leaving the others' and the unscoped ones", async () => {
+    const a = await createTenant()
+    const b = await createTenant()
+    for (const orgId of [a.orgId, b.orgId, undefined]) {
+      await control('POST', '/__mock/faults', { operation: 'identify', status: 500, orgId })
+    }
+    const listed = await control('GET', `/__mock/faults?orgId=${a.orgId}`)
+    expect(listed.body).toEqual([
+      { operation: 'identify', status: 500, remaining: 1, delayMs: 0, orgId: a.orgId },
+    ])
+    expect(await control('DELETE', `/__mock/faults?orgId=${a.orgId}`)).toEqual({
+      status: 204,
+      body: undefined,
+    })
+    const left = (await control('GET', '/__mock/faults')).body
+    expect(left.map((fault: { orgId?: string }) => fault.orgId)).toEqual([b.orgId, undefined])
+    expect((await control('DELETE', '/__mock/faults?orgId=nobody')).status).toBe(404)
+    expect((await control('GET', '/__mock/faults?limit=1')).status).toBe(400)
+    expect((await control('DELETE', '/__mock/faults')).status).toBe(204)
+    expect((await control('GET', '/__mock/faults')).body).toEqual([])
+  })
+
+  it('redeems a sign-in token as the web view does, and refuses a body that is not one', async () => {
+    const a = await createTenant()
+    const b = await createTenant()
+    const { token } = (await identify(a.apiKey, a.orgId, 'ada')).body
+    const redeem = (orgId: string, body: unknown) =>
+      control('POST', `/__mock/organisations/${orgId}/tokens/redeem`, body)
+    expect(await redeem(b.orgId, { token })).toEqual({
+      status: 200,
+      body: { ok: false, reason: 'wrong-organisation' },
+    })
+    const first = await redeem(a.orgId, { token })
+    expect(first).toMatchObject({
+      status: 200,
+      body: { ok: true, user: { orgId: a.orgId, id: 'ada' } },
+    })
+    expect((await redeem(a.orgId, { token })).body).toEqual({ ok: false, reason: 'already-used' })
+    const wrong = await redeem(a.orgId, { token: 5 })
+    expect(wrong.status).toBe(400)
+    expect(wrong.body.message).toMatch(/^Invalid request parameters: token: /)
+    expect((await redeem(a.orgId, { token, extra: 1 })).status).toBe(400)
+    expect((await redeem(a.orgId, { token: 'x'.repeat(1025) })).status).toBe(400)
+  })
+
   it('lists the calls of one organisation: API calls and web views, never control calls', async () => {
     const a = await createTenant()
     const b = await createTenant()

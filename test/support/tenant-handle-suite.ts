@@ -136,6 +136,135 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
       await Promise.all([a.remove(), b.remove()])
     })
 
+    it('runs every method of the handle on two tenants in parallel, each touching only its own', async () => {
+      /** One step per method of the handle, on `tenant` with `other` beside it: a method added to the handle without one is a type error here. */
+      type Steps = {
+        [N in Exclude<keyof Tenant, 'orgId' | 'apiKey' | 'baseUrl'>]: (
+          tenant: Tenant,
+          other: Tenant,
+        ) => Promise<void>
+      }
+      const tokenOf = async (tenant: Tenant, id: string) =>
+        (await (await identify(tenant, id)).json()).token as string
+      const steps: Steps = {
+        putUser: async (tenant) => {
+          expect(await tenant.putUser('ada', { registrationStatus: 'archived' })).toEqual({
+            created: true,
+          })
+        },
+        getUser: async (tenant) => {
+          expect(await tenant.getUser('ada')).toMatchObject({
+            orgId: tenant.orgId,
+            id: 'ada',
+            profile: { registrationStatus: 'archived' },
+          })
+        },
+        listUsers: async (tenant) => {
+          const { users } = await tenant.listUsers({ q: 'ada' })
+          expect(users.map((user) => user.id)).toEqual(['ada'])
+        },
+        setShapes: async (tenant) => {
+          const [first] = await mock.api.shapes.cases()
+          await tenant.setShapes(first?.name ?? 'full')
+          await statusOf(identify(tenant, 'ada'))
+          expect((await tenant.calls('identify')).at(-1)).toMatchObject({ shape: first?.name })
+          await tenant.setShapes('full')
+        },
+        redeemToken: async (tenant, other) => {
+          const token = await tokenOf(tenant, 'ada')
+          expect(await other.redeemToken(token)).toEqual({
+            ok: false,
+            reason: 'wrong-organisation',
+          })
+          expect(await tenant.redeemToken(token)).toMatchObject({
+            ok: true,
+            user: { orgId: tenant.orgId, id: 'ada' },
+          })
+          expect(await tenant.redeemToken(token)).toEqual({ ok: false, reason: 'already-used' })
+        },
+        raiseEvent: async (tenant) => {
+          const { userId } = (await tenant.getUser('ada')).profile
+          expect(await tenant.raiseEvent({ type: 'notifications.sent', id: 'ada' })).toMatchObject({
+            type: 'notifications.sent',
+            data: { notifications: [{ user_id: userId, custom_id: 'ada' }] },
+          })
+          await expect(
+            tenant.raiseEvent({ type: 'user.course.started', id: 'nobody' }),
+          ).rejects.toMatchObject({ status: 404, message: 'User not found' })
+        },
+        failNext: async (tenant) => {
+          await tenant.failNext('identify', { status: 500 })
+          await tenant.failNext('delete', { status: 404, id: 'ada' })
+        },
+        queuedFaults: async (tenant) => {
+          expect(await tenant.queuedFaults()).toEqual([
+            { operation: 'identify', status: 500, remaining: 1, delayMs: 0, orgId: tenant.orgId },
+            {
+              operation: 'delete',
+              status: 404,
+              remaining: 1,
+              delayMs: 0,
+              orgId: tenant.orgId,
+              id: 'ada',
+            },
+          ])
+        },
+        clearFaults: async (tenant) => {
+          await tenant.clearFaults()
+          expect(await tenant.queuedFaults()).toEqual([])
+          expect(await statusOf(identify(tenant, 'grace'))).toBe(200)
+        },
+        requests: async (tenant) => {
+          const paths = (await tenant.requests()).map((entry) => entry.path)
+          expect(paths).toContain('/api/v1/users/identify')
+          expect(paths.every((path) => !path.includes('/users/identify?'))).toBe(true)
+        },
+        calls: async (tenant, other) => {
+          const calls = await tenant.calls('identify')
+          expect(calls.map((call) => call.request)).toEqual(
+            ['ada', 'ada', 'grace'].map((id) => ({ id, orgId: tenant.orgId })),
+          )
+          await expect(tenant).toHaveIdentified({ id: 'grace' }, { status: 200, times: 1 })
+          await expect(tenant).not.toHaveIdentified({ orgId: other.orgId })
+        },
+        coverage: async (tenant) => {
+          const count = (report: { items: { id: string; count: number }[] }, id: string) =>
+            report.items.find((item) => item.id === id)?.count
+          const report = await tenant.coverage()
+          expect(count(report, 'identify.200.created')).toBe(1)
+          expect(count(report, 'identify.200.updated')).toBe(2)
+          expect(count(report, 'delete.200')).toBe(0)
+        },
+        deleteUser: async (tenant) => {
+          expect(await tenant.deleteUser('grace')).toEqual({ id: 'grace', deleted: true })
+          await expect(tenant.getUser('grace')).rejects.toMatchObject({ status: 404 })
+        },
+        reset: async (tenant) => {
+          await tenant.reset()
+          expect(await tenant.calls()).toEqual([])
+          await expect(tenant.getUser('ada')).rejects.toMatchObject({ status: 404 })
+          expect((await tenant.getUser('kept')).profile.registrationStatus).toBe('archived')
+        },
+        remove: async (tenant) => {
+          await tenant.remove()
+          await expect(tenant.getUser('kept')).rejects.toMatchObject({ status: 404 })
+        },
+      }
+      const [a, b] = await Promise.all([
+        mock.api.organisations.create({ users: [{ id: 'kept', registrationStatus: 'archived' }] }),
+        mock.api.organisations.create({ users: [{ id: 'kept', registrationStatus: 'archived' }] }),
+      ])
+      if (!a || !b) throw new Error('two tenants')
+      const run = async (tenant: Tenant, other: Tenant) => {
+        for (const [name, step] of Object.entries(steps)) {
+          await step(tenant, other).catch((error: unknown) => {
+            throw new Error(`tenant.${name}: ${(error as Error).message}`, { cause: error })
+          })
+        }
+      }
+      await Promise.all([run(a, b), run(b, a)])
+    })
+
     it('answers a tenant in each case of the covering set it sets, and no other tenant', async () => {
       const users: OrganisationInput['users'] = [{ id: 'ada', registrationStatus: 'registered' }]
       const [a, b] = await Promise.all([

@@ -1,0 +1,65 @@
+import type { DataFile } from '../api/data-file.ts'
+import { readDataFile } from '../server/files/read-data-file.ts'
+import { environmentOptions } from '../server/serve-flags.ts'
+import { callableUrl, type RunningServer, startServer } from '../server/server.ts'
+import type { ServerOptions } from '../server/server-options.ts'
+
+/**
+ * The shared server's options, as a test runner's config gives them: `startServer`'s, the port
+ * included (a free loopback port when none is given), and the data file as an object or the path
+ * of a JSON file. The `IDENTIFY_API_MOCK_*` variables that `serve` reads set them too, and win over
+ * the config (docs/decisions/shared-server-options.md).
+ */
+export type SharedServerOptions = Omit<ServerOptions, 'data'> & {
+  /** The data file: its content, or the path of the JSON file (as `--data` takes it). */
+  data?: DataFile | string
+}
+
+/**
+ * The options of the run's shared server: `config`, and over it those the `IDENTIFY_API_MOCK_*`
+ * variables of this process set (`IDENTIFY_API_MOCK_DATA` is the data file's path). The setup and
+ * the workers read the same, so a worker's client has the control token the server took.
+ *
+ * @example
+ * // IDENTIFY_API_MOCK_PORT=4123
+ * sharedServerOptions({ seed: 7 }) // { seed: 7, port: 4123 }
+ */
+export function sharedServerOptions(config: SharedServerOptions = {}): SharedServerOptions {
+  const { options, dataFile } = environmentOptions()
+  return { ...config, ...options, ...(dataFile !== undefined && { data: dataFile }) }
+}
+
+/**
+ * Starts the run's shared server with {@link sharedServerOptions} of `config`, on a free loopback
+ * port unless a port is given; `url` is where this machine calls it.
+ *
+ * @example const { url, server } = await startSharedServer({ seed: 7 })
+ */
+export async function startSharedServer(
+  config: SharedServerOptions = {},
+): Promise<{ url: string; server: RunningServer }> {
+  const { data, ...options } = sharedServerOptions(config)
+  const server = await startServer({
+    port: 0,
+    ...options,
+    ...(data !== undefined && {
+      data: (typeof data === 'string' ? await readDataFile(data) : data) as DataFile,
+    }),
+  })
+  return { url: callableUrl(server.url), server }
+}
+
+/**
+ * The one-line error of a test file that reaches for the shared server when the run has none: it
+ * names the setup to add.
+ *
+ * @example throw missingSetup('vitest', "globalSetup: ['identify-api-mock/vitest-server']")
+ */
+export function missingSetup(runner: string, setup: string): Error {
+  const error = new Error(
+    `identify-api-mock: no shared server for this test file: add ${setup} to the ${runner} config`,
+  )
+  // One line where the runner prints it: the stack would only point into this package.
+  error.stack = `Error: ${error.message}`
+  return error
+}
