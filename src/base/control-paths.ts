@@ -23,4 +23,5 @@ export const controlPaths = {
   webhookDeliveries: '/__mock/webhooks/deliveries',
   events: '/__mock/events',
   shapes: '/__mock/shapes',
+  failures: '/__mock/failures',
 } as const

@@ -201,6 +201,10 @@ export class Database {
     this.collections.userShapes,
     (r) => r.userId,
   )
+  readonly organisationLatencies = new UniqueIndex<Stored<'organisationLatencies'>>(
+    this.collections.organisationLatencies,
+    (r) => r.orgId,
+  )
   readonly webViewSessionsByStart = new TimeOrder(this.webViewSessions, (r) =>
     timestampMs(r.createdAt),
   )

@@ -28,6 +28,7 @@ export interface RuleContext
     | 'maxSessionsPerUser'
     | 'shapes'
     | 'seed'
+    | 'latency'
   > {
   db: Database
   now: Clock
@@ -59,6 +60,7 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     maxSessionsPerUser: options.maxSessionsPerUser,
     shapes: options.shapes,
     seed: options.seed,
+    latency: options.latency,
     generateToken: options.generateToken ?? createTokenSource(),
     generateUserId: () => crypto.randomUUID(),
     warn: (message) => console.error(`identify-api-mock: ${message}`),
