@@ -39,6 +39,14 @@ export const latencySchema = z
 export type Latency = z.output<typeof latencySchema>
 
 /**
+ * An organisation's own latency, as `PUT /__mock/organisations/{orgId}/latency` takes it: `null`
+ * for the mock's.
+ *
+ * @example organisationLatencySchema.parse({ latency: { fixedMs: 50 } })
+ */
+export const organisationLatencySchema = z.strictObject({ latency: latencySchema.nullable() })
+
+/**
  * The latency a JSON text holds (an organisation's record keeps it so), read once per text;
  * `null` when it holds none.
  *

@@ -6,7 +6,7 @@ import {
   type PutUser,
   putUserSchema,
 } from '../api/data-file.ts'
-import { type Latency, latencySchema } from '../api/latency.ts'
+import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
@@ -239,7 +239,7 @@ export const controlTable = {
       summary:
         "Sets the organisation's own latency (`{fixedMs}`, `{uniformMs}` or `{medianMs, p99Ms}`; `null`: the mock's), which wins over the mock's.",
       carry: 'body',
-      input: z.strictObject({ orgId: orgIdParam, latency: latencySchema.nullable() }),
+      input: organisationLatencySchema.extend({ orgId: orgIdParam }),
       status: 204,
       args: (orgId: string, latency: Latency | null) => ({ orgId, latency }),
       tenant: {

@@ -1,4 +1,4 @@
-import { type Latency, latencyOfJson, latencySchema } from '../api/latency.ts'
+import { type Latency, latencyOfJson, organisationLatencySchema } from '../api/latency.ts'
 import { ApiError } from '../base/errors.ts'
 import type { RuleContext } from './context.ts'
 import { parseInput } from './organisations.ts'
@@ -27,7 +27,7 @@ export async function setOrganisationLatency(
 ): Promise<void> {
   const { db } = ctx
   if (!db.organisations.get(orgId)) throw new ApiError('notFound')
-  const parsed = parseInput(latencySchema.nullable(), latency)
+  const { latency: parsed } = parseInput(organisationLatencySchema, { latency })
   const own = db.organisationLatencies.get(orgId)
   if (parsed === null) {
     if (own) db.collections.organisationLatencies.delete(own)
