@@ -1,5 +1,5 @@
 import { type HttpHandler, http } from 'msw'
-import { toFetchResponse } from '../src/core/fetch-adapter.ts'
+import { toFetchAnswer } from '../src/core/fetch-adapter.ts'
 import type { MockCore } from '../src/core/mock-core.ts'
 import { siteRows } from '../src/core/site.ts'
 
@@ -17,8 +17,11 @@ export interface HandlerOptions {
  */
 export function createHandlers(core: MockCore, options: HandlerOptions = {}): HttpHandler[] {
   const base = options.baseUrl ? options.baseUrl.replace(/\/+$/, '') : '*'
-  const respond = async ({ request }: { request: Request }) =>
-    toFetchResponse(await core.dispatch(request))
+  const respond = async ({ request }: { request: Request }) => {
+    const answer = toFetchAnswer(await core.dispatch(request), request.signal)
+    // A hang its client gave up on: msw has answered the client with the abort already.
+    return answer instanceof Promise ? answer.catch(() => Response.error()) : answer
+  }
   return siteRows
     .filter(({ by }) => by === 'dispatch')
     .map(({ path, prefix }) => http.all(`${base}${path}${prefix ? '/*' : ''}`, respond))

@@ -24,4 +24,5 @@ export const controlPaths = {
   events: '/__mock/events',
   shapes: '/__mock/shapes',
   coverage: '/__mock/coverage',
+  failures: '/__mock/failures',
 } as const

@@ -1,5 +1,8 @@
 import type * as z from 'zod'
 import { describeIssues } from './issues.ts'
+import type { WireFailure } from './wire-failure.ts'
+
+export type { WireFailure } from './wire-failure.ts'
 
 /**
  * Every error the mock and its server answer, by name: the status and message of each live in
@@ -90,6 +93,11 @@ export interface WireResponse {
   status: number
   headers: Record<string, string>
   body: string
+  /**
+   * A failure that replaces this answer on the wire (a reset, a hang, a body cut short): what the
+   * transport does instead of writing it whole. Absent on every other answer.
+   */
+  failure?: WireFailure
 }
 
 const jsonHeaders = { 'content-type': 'application/json' }

@@ -46,10 +46,13 @@ export function describeIssues(issues: readonly Issue[], whole = 'value'): strin
 
 function withBranches(issues: readonly Issue[]): Issue[] {
   return issues.flatMap((issue) => {
-    const branch = issue.errors?.find(
-      (b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0),
-    )
-    if (issue.code !== 'invalid_union' || !branch) return [issue]
+    // Of several branches of the value's type (a choice of objects), none is what the sender meant
+    // more than another: the union's own message says what is expected.
+    const [branch, ...others] =
+      issue.errors?.filter(
+        (b) => !b.some((i) => i.code === 'invalid_type' && i.path.length === 0),
+      ) ?? []
+    if (issue.code !== 'invalid_union' || !branch || others.length > 0) return [issue]
     return withBranches(branch).map((i) => ({ ...i, path: [...issue.path, ...i.path] }))
   })
 }

@@ -1,7 +1,9 @@
 import * as z from 'zod'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
+import { failureKindNames } from '../core/failure-kinds.ts'
 import type { MockCore } from '../core/mock-core.ts'
+import { apiRoutes } from '../core/routes.ts'
 import { shapesOf } from '../rules/answer-shapes.ts'
 
 // The answers of the controls that no other module declares a schema for.
@@ -15,6 +17,19 @@ export const shapeCasesSchema = z.strictObject({
     z.strictObject({
       name: z.string(),
       forms: z.record(z.string(), z.string()).describe('the form of each dimension'),
+    }),
+  ),
+})
+
+/** `GET /__mock/failures`: the failure cases. */
+export const failureCasesSchema = z.strictObject({
+  cases: z.array(
+    z.strictObject({
+      name: z.string(),
+      operation: z.enum(apiRoutes.map((route) => route.operation)),
+      kind: z.enum(failureKindNames),
+      applied: z.boolean().describe('whether the call takes its whole effect first'),
+      status: z.int().optional().describe('of the kinds that take one: status and gateway'),
     }),
   ),
 })

@@ -6,12 +6,17 @@ import {
   type PutUser,
   putUserSchema,
 } from '../api/data-file.ts'
+import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
 import { coverageReportSchema } from '../core/coverage.ts'
+import type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 import {
+  type CaseOptions,
+  type FailNextArgs,
   type FaultOptions,
+  faultOf,
   faultSchema,
   type Operation,
   queuedFaultSchema,
@@ -51,6 +56,7 @@ import {
   webhookEndpointSchema,
 } from '../webhooks/webhook-schemas.ts'
 import {
+  failureCasesSchema,
   healthSchema,
   listOrganisations,
   organisationListSchema,
@@ -91,6 +97,11 @@ const redeemInputSchema = z.strictObject({
   token: z.string().max(1024).describe('the token identify answered'),
 })
 
+/** What a tenant's `failNext` takes: `failNext`'s arguments, its organisation the tenant's. */
+export type TenantFailNextArgs =
+  | [operation: Operation, fault: TenantFault]
+  | [failureCase: FailureCaseName, options?: Omit<CaseOptions, 'orgId'>]
+
 /**
  * Every control of the mock, one row each (see `ControlRow`), grouped as the in-process API and
  * the client name them: `api.reset()`, `api.organisations.create()`, `api.webhooks.add()`. Adding a
@@ -129,16 +140,16 @@ export const controlTable = {
     method: 'POST',
     path: controlPaths.faults,
     summary:
-      'Queues a fault: the next `count` calls of the operation (that `orgId` owns, for user `id`) answer one of its documented errors.',
+      'Queues a fault: the next `count` calls of the operation (that `orgId` owns, for user `id`) answer one of its documented errors or meet a failure of another `kind`, `applied` or not; `{"case"}` arms a failure case by its name.',
     carry: 'body',
     input: faultSchema,
     status: 204,
-    args: (operation: Operation, fault: FaultOptions) => ({ ...fault, operation }),
+    args: (...args: FailNextArgs) => faultOf(...args),
     tenant: {
       name: 'failNext',
-      args: (orgId, operation: Operation, fault: TenantFault) => ({ ...fault, operation, orgId }),
+      args: (orgId, ...rest: TenantFailNextArgs) => ({ ...faultOf(...rest), orgId }),
     },
-    run: (core, { operation, ...fault }) => core.failNext(operation, fault),
+    run: (core, fault) => core.queueFault(fault),
   }),
   queuedFaults: control({
     method: 'GET',
@@ -310,6 +321,21 @@ export const controlTable = {
       }),
       fromWire: (status) => ({ created: status === 201 }),
     }),
+    setLatency: control({
+      method: 'PUT',
+      path: `${organisationPath}/latency`,
+      summary:
+        "Sets the organisation's own latency (`{fixedMs}`, `{uniformMs}` or `{medianMs, p99Ms}`; `null`: the mock's), which wins over the mock's.",
+      carry: 'body',
+      input: organisationLatencySchema.extend({ orgId: orgIdParam }),
+      status: 204,
+      args: (orgId: string, latency: Latency | null) => ({ orgId, latency }),
+      tenant: {
+        name: 'setLatency',
+        args: (orgId, latency: Latency | null) => ({ orgId, latency }),
+      },
+      run: (core, { orgId, latency }) => core.organisations.setLatency(orgId, latency),
+    }),
     setShapes: control({
       method: 'PUT',
       path: `${organisationPath}/shapes`,
@@ -376,6 +402,22 @@ export const controlTable = {
       run: (core) => core.shapes.cases(),
       toWire: (cases) => ({ status: 200, body: { cases } }),
       fromWire: (_status, body) => (body as { cases: ShapeCase[] }).cases,
+    }),
+  },
+  failures: {
+    cases: control({
+      method: 'GET',
+      path: controlPaths.failures,
+      summary:
+        'The failure cases: for each operation every kind (each status its own) with each `applied` value it allows, by name.',
+      carry: 'none',
+      input: none,
+      output: failureCasesSchema,
+      status: 200,
+      args: () => ({}),
+      run: (core) => core.failures.cases(),
+      toWire: (cases) => ({ status: 200, body: { cases } }),
+      fromWire: (_status, body) => (body as { cases: FailureCase[] }).cases,
     }),
   },
   webhooks: {

@@ -4,11 +4,15 @@ import type { IncomingRequest, RequestBody, WireRequest } from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import type { RuleContext } from '../rules/context.ts'
+import { latencyOf } from '../rules/latency.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
-import { answerItemsOf, type Coverage, webViewItemId } from './coverage.ts'
-import type { FaultQueue } from './faults.ts'
+import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './coverage.ts'
+import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
+import { failureKinds } from './failure-kinds.ts'
+import type { FaultQueue, TakenFault } from './faults.ts'
 import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
+import type { LatencyDraws } from './latency-draws.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute, type Operation } from './routes.ts'
 import type { SiteRow } from './site.ts'
@@ -22,6 +26,7 @@ export interface AnswerDeps {
   options: ResolvedMockApiOptions
   /** What the answers given met of the answer space. */
   coverage: Coverage
+  latency: LatencyDraws
   hasOrganisation(orgId: string): boolean
 }
 
@@ -33,14 +38,14 @@ interface Kept {
   call?: CallRequest
   /** Of an identify answered 200: the answer shape it took. */
   shape?: string
-  /** The forced delay of the fault it took. */
-  delayMs: number
   /** Of a 200: the kind its route names (identify: `created`, `updated`). */
   outcome?: string | undefined
   /** Its key authenticated it. */
   authenticated?: true
   /** Of a web-view request: what opening its sign-in token came to. */
   opened?: string | undefined
+  /** The fault it took, if any. */
+  fault?: TakenFault
 }
 
 /**
@@ -49,8 +54,11 @@ interface Kept {
  * and by none before that), the body (read only for a call that may have one, and never for a
  * refused one, on every way in), then the call's turn in the queue (a forced fault, the rule,
  * keeping its changes), the delay, and the journal. Every failure leaves through one exit, the
- * error's answer. `undefined` when the client went away before its body was read: nothing is
- * answered nor journaled.
+ * error's answer. A fault applied lets the call take its whole effect, kept (and committed to a
+ * state file) before the fault replaces its answer; one not applied changes nothing. A failure the
+ * transport enacts (a reset, a hang, a body cut short) travels as the answer's `failure`.
+ * `undefined` when the client went away before its body was read: nothing is answered nor
+ * journaled.
  *
  * @example const response = await answerRequest(deps, fromFetchRequest(request), siteRowOf(path))
  */
@@ -63,7 +71,7 @@ export async function answerRequest(
   const { transactions, journal } = deps
   const webView = row.part === 'webView'
   const ticket = journal.begin(webView ? webViewOwner(deps, request) : undefined)
-  const kept: Kept = { path: request.pathname, delayMs: 0 }
+  const kept: Kept = { path: request.pathname }
   let response: WireResponse
   let matched: { route: ApiRoute; params: Record<string, string> } | undefined
   try {
@@ -103,9 +111,10 @@ export async function answerRequest(
           // Scoped by its owner, and by the user id its request names.
           const target = targetOf(begun.call as CallRequest)
           const fault = deps.faults.take(route.operation, caller, target.id)
-          if (fault) {
-            kept.delayMs = fault.delayMs
-            throw new ApiError(fault.code)
+          if (fault !== undefined) {
+            kept.fault = fault
+            // Not applied: the call changes nothing, as every fault before.
+            if (!fault.applied) return unanswered(fault)
           }
           const { response: answer, shape, outcome } = await begun.answer(ctx, caller)
           answered = true
@@ -132,11 +141,20 @@ export async function answerRequest(
     const refusal = toErrorResponse(error)
     response = matched ? matched.route.withHeaders(refusal) : refusal
   }
-  const delay = kept.delayMs + deps.options.delayMs
-  if (delay > 0) await sleep(delay)
-  journal.end(ticket, entryOf(request, response, kept, started, transactions))
+  const { fault } = kept
+  const latency = latencyOf(transactions.ctx, ticket.owner)
+  const delay =
+    deps.options.delayMs +
+    (latency === undefined ? 0 : deps.latency.next(latency, ticket.owner)) +
+    (fault?.delayMs ?? 0)
+  // A hang's bound and a slow body's span are the transport's to spend, after the rest.
+  const wait =
+    fault && failureKinds[fault.kind].delay.role !== 'before' ? delay - fault.delayMs : delay
+  if (wait > 0) await sleep(wait)
+  journal.end(ticket, entryOf(request, response, kept, started, transactions, delay))
   countMet(deps.coverage, ticket.owner, matched?.route.operation, response.status, kept)
-  return response
+  // The call has taken its whole effect and kept it, or none: only now is its answer replaced.
+  return fault === undefined || !matched ? response : failureAnswer(fault, response, matched.route)
 }
 
 /** Counts the items of the answer space an answer met, for its owner (see `Coverage`). */
@@ -149,7 +167,13 @@ function countMet(
 ): void {
   if (kept.opened !== undefined) coverage.count(owner, webViewItemId(kept.opened))
   if (operation === undefined) return
-  const { authenticated, outcome, shape } = kept
+  const { authenticated, outcome, shape, fault } = kept
+  if (fault !== undefined) {
+    const failure = failureItemId(operation, fault)
+    if (failure !== undefined) coverage.count(owner, failure)
+    // Beyond the error table, the client met the failure, not the answer it replaced.
+    if (fault.kind !== 'status') return
+  }
   for (const id of answerItemsOf({
     operation,
     status,
@@ -190,17 +214,33 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
 function entryOf(
   { method }: IncomingRequest,
   { status }: WireResponse,
-  { path, call, shape }: Kept,
+  { path, call, shape, fault }: Kept,
   started: number,
   transactions: Transactions,
+  delayMs: number,
 ): JournalEntry {
   const time = formatTimestamp(transactions.ctx.now())
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  if (call === undefined) return { time, method, path, status, durationMs }
-  const { operation, request: asked } = call
+  if (call === undefined) return { time, method, path, status, durationMs, delayMs }
+  const { operation, request } = call
+  if (fault !== undefined) {
+    const failure = journaledFailure(fault)
+    return {
+      time,
+      method,
+      path,
+      status,
+      durationMs,
+      delayMs,
+      operation,
+      request,
+      ...(shape !== undefined && { shape }),
+      failure,
+    } as JournalEntry
+  }
   return (
     shape === undefined
-      ? { time, method, path, status, durationMs, operation, request: asked }
-      : { time, method, path, status, durationMs, operation, request: asked, shape }
+      ? { time, method, path, status, durationMs, delayMs, operation, request }
+      : { time, method, path, status, durationMs, delayMs, operation, request, shape }
   ) as JournalEntry
 }

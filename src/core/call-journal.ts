@@ -1,6 +1,6 @@
 import { heldBytes } from '../base/held-bytes.ts'
 import { RingBuffer } from '../base/ring-buffer.ts'
-import type { JournalEntry } from './journal.ts'
+import type { JournalEntry, JournaledFailure } from './journal.ts'
 
 /**
  * A call under way, as {@link CallJournal.begin} saw it start: its entry is dropped if its
@@ -23,10 +23,12 @@ interface Kept {
   path: string
   status: number
   durationMs: number
+  delayMs: number
   operation: JournalEntry['operation']
   /** The JSON of the entry's `request`, for a call a route matched. */
   request: string | undefined
   shape: string | undefined
+  failure: JournaledFailure | undefined
   owner: string | undefined
   order: number
   /** What the entry holds in memory, in bytes: see {@link heldBytes}. */
@@ -193,7 +195,7 @@ export class CallJournal {
 
   /** `entry` as kept, measured; in the small form of a refused call when `refused`. */
   #keep(entry: JournalEntry, owner: string | undefined, refused: boolean): Kept {
-    const { time, method, status, durationMs, operation, shape } = entry
+    const { time, method, status, durationMs, delayMs, operation, shape, failure } = entry
     let { path } = entry
     let request = operation === undefined ? undefined : JSON.stringify(entry.request)
     if (refused) {
@@ -207,9 +209,11 @@ export class CallJournal {
       path,
       status,
       durationMs,
+      delayMs,
       operation,
       request,
       shape,
+      failure,
       owner,
       order: this.#order++,
       bytes,
@@ -219,21 +223,31 @@ export class CallJournal {
 
 /** A kept entry as the journal lists it, its request parsed again. */
 function entryOf(kept: Kept): JournalEntry {
-  const { time, method, path, status, durationMs, operation, request, shape } = kept
-  if (operation === undefined) return { time, method, path, status, durationMs }
-  const asked = JSON.parse(request as string)
-  return (
-    shape === undefined
-      ? { time, method, path, status, durationMs, operation, request: asked }
-      : { time, method, path, status, durationMs, operation, request: asked, shape }
-  ) as JournalEntry
+  const { time, method, path, status, durationMs, delayMs, operation, request, shape, failure } =
+    kept
+  if (operation === undefined) return { time, method, path, status, durationMs, delayMs }
+  return {
+    time,
+    method,
+    path,
+    status,
+    durationMs,
+    delayMs,
+    operation,
+    request: JSON.parse(request as string),
+    ...(shape !== undefined && { shape }),
+    ...(failure !== undefined && { failure }),
+  } as JournalEntry
 }
 
 /** The JSON of {@link entryOf}`(kept)`, its request written as the text kept. */
 function jsonOf(kept: Kept): string {
-  const { time, method, path, status, durationMs, operation, request, shape } = kept
-  const head = `{"time":${JSON.stringify(time)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${JSON.stringify(durationMs)}`
+  const { time, method, path, status, durationMs, delayMs, operation, request, shape, failure } =
+    kept
+  const head = `{"time":${JSON.stringify(time)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${JSON.stringify(durationMs)},"delayMs":${JSON.stringify(delayMs)}`
   if (operation === undefined) return `${head}}`
-  const tail = shape === undefined ? '' : `,"shape":${JSON.stringify(shape)}`
+  const tail =
+    (shape === undefined ? '' : `,"shape":${JSON.stringify(shape)}`) +
+    (failure === undefined ? '' : `,"failure":${JSON.stringify(failure)}`)
   return `${head},"operation":${JSON.stringify(operation)},"request":${request}${tail}}`
 }

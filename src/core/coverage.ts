@@ -4,6 +4,7 @@ import { type ApiErrorCode, apiErrors } from '../base/errors.ts'
 import { redeemOutcomes } from '../rules/sign-in-tokens.ts'
 import { deliveryOutcomes } from '../webhooks/delivery.ts'
 import { webhookEventTypes } from '../webhooks/events.ts'
+import { type FailureCase, failureCaseOf, failureCases } from './failure-cases.ts'
 import { apiRoutes, type Operation } from './routes.ts'
 
 /** One answer a client may meet: its stable id, its group and what it is, in a line. */
@@ -28,6 +29,7 @@ export interface CoverageSources {
   webViewOutcomes: readonly string[]
   eventTypes: readonly string[]
   deliveryOutcomes: Readonly<Record<string, string>>
+  failureCases: readonly FailureCase<string>[]
 }
 
 /** Today's tables. */
@@ -37,6 +39,7 @@ export const coverageSources: CoverageSources = {
   webViewOutcomes: redeemOutcomes,
   eventTypes: Object.keys(webhookEventTypes),
   deliveryOutcomes,
+  failureCases,
 }
 
 /** The id of an API answer item: `identify.200.created`, `delete.404`, `identify.401`. */
@@ -56,11 +59,28 @@ export const eventItemId = (type: string) => `webhook.event.${type}`
 /** The id of a webhook delivery's outcome. */
 export const deliveryItemId = (outcome: string) => `webhook.delivery.${outcome}`
 
+/** The id of a failure case met: `failure.delete-reset-applied`. */
+export const failureCaseItemId = (name: string) => `failure.${name}`
+
+/**
+ * The item of the failure case a fault taken by `operation` is (see `failureCaseOf`), if it is one.
+ *
+ * @example failureItemId('delete', { kind: 'reset', applied: true }) // 'failure.delete-reset-applied'
+ */
+export function failureItemId(
+  operation: Operation,
+  fault: { kind: FailureCase['kind']; status?: number; applied: boolean },
+): string | undefined {
+  const met = failureCaseOf(operation, fault)
+  return met && failureCaseItemId(met.name)
+}
+
 /**
  * Every answer the API may give a client, read from `sources`: for each operation each answer it
  * can give (each kind of 200 its route names, each documented error row, and the refusal of its
  * credentials), each answer-shape case met by a 200, each web-view outcome, each webhook event type
- * delivered and each delivery outcome. In the tables' order; ids are stable for a version.
+ * delivered, each delivery outcome and each failure case met. In the tables' order; ids are stable
+ * for a version.
  *
  * @example coverageItemsOf(coverageSources).map((item) => item.id) // ['identify.200.created', …]
  */
@@ -108,6 +128,11 @@ export function coverageItemsOf(sources: CoverageSources): CoverageItem[] {
       id: deliveryItemId(outcome),
       group: 'webhooks',
       description: `a delivery ${description}`,
+    })),
+    ...sources.failureCases.map(({ name, operation, kind, status, applied }) => ({
+      id: failureCaseItemId(name),
+      group: 'failures',
+      description: `${operation}: ${kind}${status === undefined ? '' : ` ${status}`}, ${applied ? 'after the call took effect' : 'nothing applied'}`,
     })),
   ]
 }

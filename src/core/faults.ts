@@ -8,6 +8,19 @@ import {
   parseOptions,
 } from '../base/errors.ts'
 import { heldBytes } from '../base/held-bytes.ts'
+import {
+  type FailureCase,
+  type FailureCaseName,
+  failureCaseNamed,
+  failureCaseNameSchema,
+} from './failure-cases.ts'
+import {
+  appliedValues,
+  type FailureKind,
+  type FailureKindName,
+  failureKindNames,
+  failureKinds,
+} from './failure-kinds.ts'
 import { type ApiRoute, apiRoutes, type Operation } from './routes.ts'
 
 export type { Operation } from './routes.ts'
@@ -39,37 +52,154 @@ const inWords = (statuses: readonly number[]) =>
     : `${statuses.slice(0, -1).join(', ')} or ${statuses.at(-1)}`
 
 /**
- * A forced fault, as `failNext` and `POST /__mock/faults` take it.
+ * The statuses a fault of `kind` takes for `operation`: its documented error rows for `status`,
+ * the gateway's for `gateway`, none for a kind that sends no status.
  *
- * @example faultSchema.parse({ operation: 'delete', status: 500, count: 2, delayMs: 100 })
+ * @example kindStatuses('gateway', 'delete') // [429, 502, 503, 504]
  */
-export const faultSchema = z
+export function kindStatuses(kind: FailureKindName, operation: Operation): readonly number[] {
+  const { statuses } = failureKinds[kind] as FailureKind
+  if (statuses === undefined) return []
+  return statuses === 'documented' ? statusesOf(operation) : Object.keys(statuses).map(Number)
+}
+
+/** What every fault may carry beside what it is: how many calls, and whose. */
+const scopeShape = {
+  count: z.int().min(1).default(1),
+  /** Taken only by calls this organisation owns (whose API key authenticated them). */
+  orgId: identifyUserRequestSchema.shape.orgId.optional(),
+  /** With `orgId`: taken only by calls for this user id too. */
+  id: identifyUserRequestSchema.shape.id.optional(),
+}
+
+/** A fault for one user id is scoped to its organisation too: the refinement of both schemas. */
+const idNeedsOrgId: [
+  (fault: { id?: string | undefined; orgId?: string | undefined }) => boolean,
+  { message: string; path: PropertyKey[] },
+] = [
+  (fault) => fault.id === undefined || fault.orgId !== undefined,
+  { message: 'a fault for one user id needs its orgId too', path: ['id'] },
+]
+
+/**
+ * A forced fault of one kind (see `failureKinds`), as `failNext` and `POST /__mock/faults` take
+ * it. Without `kind`, today's fault: a documented error row of the operation.
+ *
+ * @example kindFaultSchema.parse({ operation: 'delete', status: 500, count: 2, delayMs: 100 })
+ * @example kindFaultSchema.parse({ operation: 'delete', kind: 'reset', applied: true })
+ */
+export const kindFaultSchema = z
   .strictObject({
     operation: z.enum(operations),
-    status: z.int(),
-    count: z.int().min(1).default(1),
-    delayMs: z.int().min(0).max(600_000).default(0),
-    /** Taken only by calls this organisation owns (whose API key authenticated them). */
-    orgId: identifyUserRequestSchema.shape.orgId.optional(),
-    /** With `orgId`: taken only by calls for this user id too. */
-    id: identifyUserRequestSchema.shape.id.optional(),
+    kind: z
+      .enum(failureKindNames)
+      .default('status')
+      .describe(
+        'what the client meets: `status` (a documented error row, the default), or a failure',
+      ),
+    status: z
+      .int()
+      .optional()
+      .describe(
+        "a documented error row's status (kind status), or the gateway's: 429, 502, 503 or 504",
+      ),
+    applied: z
+      .boolean()
+      .optional()
+      .describe(
+        'true: the call takes its whole effect first, then the failure replaces its answer; default false (truncated and slow: always true)',
+      ),
+    retryAfterSeconds: z
+      .int()
+      .min(0)
+      .max(86_400)
+      .optional()
+      .describe("a gateway 429's Retry-After, in seconds (default 1)"),
+    ...scopeShape,
+    delayMs: z
+      .int()
+      .min(0)
+      .max(600_000)
+      .optional()
+      .describe(
+        "a wait before the answer; a hang's bound (default 30000); a slow body's span (default 2000)",
+      ),
   })
-  .superRefine(({ operation, status }, context) => {
-    const statuses = statusesOf(operation)
-    if (statuses.includes(status)) return
-    context.addIssue({
-      code: 'custom',
-      message: `${operation} documents ${inWords(statuses)}: a fault takes one of them`,
-      path: ['status'],
-    })
+  .superRefine(({ operation, kind, status, applied, retryAfterSeconds }, context) => {
+    const fail = (path: string, message: string) =>
+      context.addIssue({ code: 'custom', message, path: [path] })
+    const statuses = kindStatuses(kind, operation)
+    if (statuses.length === 0) {
+      if (status !== undefined) fail('status', `a ${kind} fault takes no status`)
+    } else if (status === undefined || !statuses.includes(status)) {
+      fail(
+        'status',
+        kind === 'status'
+          ? `${operation} documents ${inWords(statuses)}: a fault takes one of them`
+          : `a ${kind} fault takes ${inWords(statuses)}`,
+      )
+    }
+    if (applied !== undefined && !appliedValues(kind, status).includes(applied)) {
+      fail(
+        'applied',
+        applied
+          ? `a ${status} fault changes nothing: only a 500, or a failure of another kind, may be applied`
+          : `a ${kind} fault carries the real answer: it is always applied`,
+      )
+    }
+    if (retryAfterSeconds !== undefined && !(kind === 'gateway' && status === 429)) {
+      fail('retryAfterSeconds', 'goes with a gateway fault of status 429 only')
+    }
   })
-  .refine((fault) => fault.id === undefined || fault.orgId !== undefined, {
-    message: 'a fault for one user id needs its orgId too',
-    path: ['id'],
-  })
+  .refine(...idNeedsOrgId)
 
-export type Fault = z.input<typeof faultSchema>
+/**
+ * A failure case armed by its name (see `failureCases`), for the next `count` calls of its
+ * operation (that `orgId` owns, for user `id`).
+ *
+ * @example caseFaultSchema.parse({ case: 'delete-reset-applied', orgId: 'acme' })
+ */
+export const caseFaultSchema = z
+  .strictObject({ case: failureCaseNameSchema, ...scopeShape })
+  .refine(...idNeedsOrgId)
+
+/**
+ * A forced fault, as `POST /__mock/faults` takes it: of one kind, or a failure case by its name.
+ *
+ * @example faultSchema.parse({ case: 'identify-gateway-502' })
+ */
+export const faultSchema = z.union([kindFaultSchema, caseFaultSchema])
+
+/** A fault of one kind, its operation included: `POST /__mock/faults`' body without a case. */
+export type Fault = z.input<typeof kindFaultSchema>
+/** A fault of one kind, as `failNext(operation, fault)` takes it. */
 export type FaultOptions = Omit<Fault, 'operation'>
+/** A failure case armed by its name, as `POST /__mock/faults` takes it. */
+export type CaseFault = z.input<typeof caseFaultSchema>
+/** Whose calls, and how many, a case armed by `failNext(name, options)` is for. */
+export type CaseOptions = Omit<CaseFault, 'case'>
+
+/**
+ * What `failNext` takes: an operation and a fault of one kind, or a failure case's name (and
+ * whose calls, how many).
+ *
+ * @example api.failNext('delete', { kind: 'reset', applied: true })
+ * @example api.failNext('delete-reset-applied', { count: 2 })
+ */
+export type FailNextArgs =
+  | [operation: Operation, fault: FaultOptions]
+  | [failureCase: FailureCaseName, options?: CaseOptions]
+
+/**
+ * The fault `failNext`'s arguments give: `POST /__mock/faults`' body.
+ *
+ * @example faultOf('delete-reset-applied') // { case: 'delete-reset-applied' }
+ */
+export function faultOf(...[first, options]: FailNextArgs): Fault | CaseFault {
+  return (operations as readonly string[]).includes(first)
+    ? { ...(options as FaultOptions), operation: first as Operation }
+    : { ...options, case: first as FailureCaseName }
+}
 
 /**
  * The most faults queued at once for one organisation (those scoped to it), and the most unscoped
@@ -94,13 +224,19 @@ function faultBytes(fault: { orgId?: string | undefined; id?: string | undefined
 }
 
 /**
- * A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer.
+ * A queued fault as `GET /__mock/faults` shows it: how many calls it will still answer. `kind` is
+ * shown when it is not `status`, and `applied` when it is true, so that today's faults read as
+ * they did.
  *
  * @example queuedFaultSchema.parse({ operation: 'delete', status: 500, remaining: 2, delayMs: 0 })
  */
 export const queuedFaultSchema = z.strictObject({
   operation: z.enum(operations),
-  status: z.int(),
+  kind: z.enum(failureKindNames).optional().describe('absent: status'),
+  status: z.int().optional(),
+  applied: z.literal(true).optional().describe('absent: false'),
+  retryAfterSeconds: z.int().optional(),
+  case: z.string().optional().describe('the failure case it was armed by'),
   remaining: z.int().min(1),
   delayMs: z.int().min(0),
   orgId: z.string().optional(),
@@ -109,12 +245,80 @@ export const queuedFaultSchema = z.strictObject({
 
 export type QueuedFaultView = z.output<typeof queuedFaultSchema>
 
+/**
+ * What a call that takes a fault is given, resolved from the fault's kind (its defaults filled
+ * in): one object for every call the fault answers.
+ */
+export interface TakenFault {
+  readonly kind: FailureKindName
+  readonly status?: number
+  /** Of kind `status`: the documented error row. */
+  readonly code?: ApiErrorCode
+  readonly applied: boolean
+  readonly delayMs: number
+  readonly retryAfterSeconds?: number
+  /** The failure case it was armed by. */
+  readonly case?: string
+}
+
 interface QueuedFault {
-  code: ApiErrorCode
+  taken: TakenFault
   remaining: number
-  delayMs: number
   orgId?: string | undefined
   id?: string | undefined
+}
+
+/**
+ * `fault` read by its schema, a case by its name, and resolved: the kind's defaults filled in.
+ * Throws a `TypeError` that says what is wrong.
+ */
+function resolveFault(fault: Fault | CaseFault): {
+  operation: Operation
+  taken: TakenFault
+  count: number
+  orgId?: string
+  id?: string
+} {
+  if ('case' in fault) {
+    const { case: name, count, orgId, id } = parseOptions(caseFaultSchema, fault, 'fault')
+    const armed = failureCaseNamed(name) as FailureCase
+    const { operation, kind, status, applied } = armed
+    return {
+      operation,
+      taken: takenOf({ operation, kind, status, applied, case: name }),
+      count,
+      orgId,
+      id,
+    }
+  }
+  const { operation, count, orgId, id, ...rest } = parseOptions(kindFaultSchema, fault, 'fault')
+  return { operation, taken: takenOf({ operation, ...rest }), count, orgId, id }
+}
+
+/** A fault's {@link TakenFault}: its kind's defaults filled in. */
+function takenOf(fault: {
+  operation: Operation
+  kind: FailureKindName
+  status?: number | undefined
+  applied?: boolean | undefined
+  delayMs?: number | undefined
+  retryAfterSeconds?: number | undefined
+  case?: string
+}): TakenFault {
+  const { operation, kind, status } = fault
+  const errors: readonly ApiErrorCode[] = operationErrors[operation]
+  const code = kind === 'status' ? errors.find((c) => apiErrors[c].status === status) : undefined
+  const retryAfterSeconds =
+    kind === 'gateway' && status === 429 ? (fault.retryAfterSeconds ?? 1) : undefined
+  return {
+    kind,
+    ...(status !== undefined && { status }),
+    ...(code !== undefined && { code }),
+    applied: fault.applied ?? (appliedValues(kind, status)[0] as boolean),
+    delayMs: fault.delayMs ?? failureKinds[kind].delay.defaultMs,
+    ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+    ...(fault.case !== undefined && { case: fault.case }),
+  }
 }
 
 /** Forced faults, queued per operation in the order given. */
@@ -129,12 +333,8 @@ export class FaultQueue {
    * Throws a `TypeError` that says what is wrong with a fault that is not allowed, and the API's
    * 404 `Not found` for an `orgId` that `exists` says the mock does not have.
    */
-  add(fault: Fault, exists: (orgId: string) => boolean = () => true): void {
-    const { operation, status, count, delayMs, orgId, id } = parseOptions(
-      faultSchema,
-      fault,
-      'fault',
-    )
+  add(fault: Fault | CaseFault, exists: (orgId: string) => boolean = () => true): void {
+    const { operation, taken, count, orgId, id } = resolveFault(fault)
     if (orgId !== undefined && !exists(orgId)) throw new ApiError('notFound')
     if ((this.#perScope.get(orgId ?? '') ?? 0) >= maxQueuedFaults) {
       const scope = orgId === undefined ? 'unscoped' : 'for one organisation'
@@ -148,11 +348,8 @@ export class FaultQueue {
         `Invalid fault: the queued faults hold ${maxQueuedFaultBytes} bytes at most: reset, or let queued ones be taken first`,
       )
     }
-    const errors: readonly ApiErrorCode[] = operationErrors[operation]
-    // The schema has checked that the status is one of the operation's documented errors.
-    const code = errors.find((c) => apiErrors[c].status === status) as ApiErrorCode
     const queue = this.#queues.get(operation) ?? []
-    queue.push({ code, remaining: count, delayMs, ...(orgId !== undefined && { orgId, id }) })
+    queue.push({ taken, remaining: count, ...(orgId !== undefined && { orgId, id }) })
     this.#queues.set(operation, queue)
     this.#counted({ orgId, id }, 1)
   }
@@ -161,11 +358,7 @@ export class FaultQueue {
    * The first fault of `operation` queued that matches a call of organisation `orgId` naming user
    * `id`, consumed; `undefined` when none does. An unscoped fault matches every call.
    */
-  take(
-    operation: Operation,
-    orgId: string,
-    id: string | undefined,
-  ): { code: ApiErrorCode; delayMs: number } | undefined {
+  take(operation: Operation, orgId: string, id: string | undefined): TakenFault | undefined {
     const queue = this.#queues.get(operation)
     if (!queue || queue.length === 0) return undefined
     const at = queue.findIndex(
@@ -179,7 +372,7 @@ export class FaultQueue {
       queue.splice(at, 1)
       this.#counted(next, -1)
     }
-    return { code: next.code, delayMs: next.delayMs }
+    return next.taken
   }
 
   /** Forgets the faults scoped to organisation `orgId`. */
@@ -196,11 +389,17 @@ export class FaultQueue {
   /** The faults still queued, in the order they will be taken, each operation's in turn. */
   list(): QueuedFaultView[] {
     return operations.flatMap((operation) =>
-      (this.#queues.get(operation) ?? []).map(({ code, remaining, delayMs, orgId, id }) => ({
+      (this.#queues.get(operation) ?? []).map(({ taken, remaining, orgId, id }) => ({
         operation,
-        status: apiErrors[code].status,
+        ...(taken.kind !== 'status' && { kind: taken.kind }),
+        ...(taken.status !== undefined && { status: taken.status }),
+        ...(taken.applied && { applied: true as const }),
+        ...(taken.retryAfterSeconds !== undefined && {
+          retryAfterSeconds: taken.retryAfterSeconds,
+        }),
+        ...(taken.case !== undefined && { case: taken.case }),
         remaining,
-        delayMs,
+        delayMs: taken.delayMs,
         ...(orgId !== undefined && { orgId }),
         ...(id !== undefined && { id }),
       })),

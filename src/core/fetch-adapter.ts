@@ -1,6 +1,7 @@
 import type { WireResponse } from '../base/errors.ts'
 import { readBytes } from '../base/read-bytes.ts'
 import { bodyTooLarge, type IncomingRequest, maxBodyBytes, type WireRequest } from '../base/wire.ts'
+import { failureInProcess } from './failure-in-process.ts'
 
 /**
  * A Fetch `Request` as the mock's one path reads it, its body read only when asked, up to
@@ -28,6 +29,22 @@ export function fromFetchRequest(request: Request): IncomingRequest {
       }
     },
   }
+}
+
+/**
+ * The mock's answer as `fetch` would give it in the same process: a `Response`, or the failure
+ * that replaced it (see `failureInProcess`; a network error is `Response.error()`). `signal` is
+ * the request's, which ends a hang.
+ *
+ * @example const response = await toFetchAnswer(await core.dispatch(request), request.signal)
+ */
+export function toFetchAnswer(
+  wire: WireResponse,
+  signal?: AbortSignal | null,
+): Response | Promise<Response> {
+  return wire.failure === undefined
+    ? toFetchResponse(wire)
+    : failureInProcess(wire, wire.failure, signal)
 }
 
 /**

@@ -1,5 +1,9 @@
 import * as z from 'zod'
+import type { JournaledFailure } from './failure-answer.ts'
+import { failureKindNames } from './failure-kinds.ts'
 import { type ApiCall, apiRoutes, type Operation } from './routes.ts'
+
+export type { JournaledFailure } from './failure-answer.ts'
 
 export { type JsonValue, maxJournaledBodyBytes } from './journaled-body.ts'
 
@@ -23,8 +27,17 @@ export type CallOf<O extends Operation> = {
         time: string
         /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
         shape?: string
+        /** Of a call a fault answered: its kind, its status and whether it took effect first. */
+        failure?: JournaledFailure
       }
-    : { operation: K; request: AskedBy[K]; status: number; time: string }
+    : {
+        operation: K
+        request: AskedBy[K]
+        status: number
+        time: string
+        /** Of a call a fault answered: its kind, its status and whether it took effect first. */
+        failure?: JournaledFailure
+      }
 }[O]
 
 /** An API call of either operation. */
@@ -38,10 +51,18 @@ export type JournalEntry = {
   time: string
   method: string
   path: string
+  /**
+   * The status the mock answered: its rule's, for a call that ran (a fault applied included);
+   * for one a fault stopped before it ran, the fault's status, or 0 when it sends none.
+   */
   status: number
   durationMs: number
+  /** The delay the call got, in milliseconds: latency, `delayMs`, and its fault's (a hang's bound). */
+  delayMs: number
   /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
   shape?: string
+  /** Of a call a fault answered: its kind, its status and whether it took effect first. */
+  failure?: JournaledFailure
 } & (CallRequest | { operation?: undefined; request?: undefined })
 
 /**
@@ -54,8 +75,13 @@ export const journalEntrySchema = z.object({
   time: z.string().describe('when the call was answered, ISO 8601'),
   method: z.string(),
   path: z.string().describe('without the query string; a secret in it is [redacted]'),
-  status: z.int(),
+  status: z
+    .int()
+    .describe(
+      "the mock's answer: its rule's for a call that ran; for one a fault stopped first, the fault's status, or 0 when it sends none",
+    ),
   durationMs: z.number(),
+  delayMs: z.number().describe("the delay the call got: latency, delayMs and its fault's"),
   operation: z.enum(apiRoutes.map((route) => route.operation)).optional(),
   request: z
     .unknown()
@@ -64,6 +90,14 @@ export const journalEntrySchema = z.object({
       "what the call asked: identify's JSON body (null when it was not JSON, too large or not read), delete's path parameters",
     ),
   shape: z.string().optional().describe('of an identify answered 200: the answer shape it took'),
+  failure: z
+    .strictObject({
+      kind: z.enum(failureKindNames),
+      status: z.int().optional(),
+      applied: z.boolean(),
+    })
+    .optional()
+    .describe('of a call a fault answered: what the client met instead of its answer'),
 })
 
 /**
@@ -96,7 +130,7 @@ export function callsIn<O extends Operation>(
   for (const entry of entries) {
     if (entry.operation === undefined) continue
     if (operation !== undefined && entry.operation !== operation) continue
-    const { method, path, durationMs, ...call } = entry
+    const { method, path, durationMs, delayMs, ...call } = entry
     calls.push(call as Call)
   }
   return calls as CallOf<O>[]

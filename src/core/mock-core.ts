@@ -18,9 +18,19 @@ import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
 import { Coverage, type CoverageReport, deliveryItemId, eventItemId } from './coverage.ts'
-import { type FaultOptions, FaultQueue, type Operation, type QueuedFaultView } from './faults.ts'
+import { type FailureCase, failureCases } from './failure-cases.ts'
+import {
+  type CaseFault,
+  type FailNextArgs,
+  type Fault,
+  FaultQueue,
+  faultOf,
+  type QueuedFaultView,
+} from './faults.ts'
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
+import { LatencyDraws } from './latency-draws.ts'
+import type { Operation } from './routes.ts'
 import { type SiteRow, siteRowOf } from './site.ts'
 import { statePieces } from './state-pieces.ts'
 import { type OrganisationCore, TenantControls } from './tenant-controls.ts'
@@ -117,6 +127,18 @@ export class MockCore {
    * })
    */
   readonly shapes: { cases(): ShapeCase[] } = { cases: () => structuredClone([...shapeCases]) }
+  /**
+   * The failures beyond the error table: `cases()` lists every failure case (each operation, kind,
+   * status and `applied` the kinds table allows), by name, in a fixed order (a new copy each call).
+   *
+   * @example
+   * describe.each(api.failures.cases().filter((c) => c.operation === 'delete'))('$name', ({ name }) => {
+   *   it('deletes the user once', async () => { await tenant.failNext(name) })
+   * })
+   */
+  readonly failures: { cases(): FailureCase[] } = {
+    cases: () => failureCases.map((c) => ({ ...c })),
+  }
   readonly #webhooks: Webhooks
   readonly #seed: Seed
   /** The data a reset goes back to, once built (see the constructor). */
@@ -124,6 +146,8 @@ export class MockCore {
   readonly #faults = new FaultQueue()
   /** What the answers given met of the answer space, over the whole run. */
   readonly #coverage = new Coverage()
+  /** The delays the latencies give, drawn from the seed. */
+  readonly #latency: LatencyDraws
   /** The journal, each organisation's calls (and those of none) bounded apart. */
   readonly #journal: CallJournal
   readonly #transactions: Transactions
@@ -144,6 +168,7 @@ export class MockCore {
   ) {
     this.options = resolveOptions(options)
     const o = this.options
+    this.#latency = new LatencyDraws(o.seed)
     const { start, kept } = startOf(seed, o, store)
     this.#seed = seed
     this.#startData = kept
@@ -199,6 +224,7 @@ export class MockCore {
       faults: this.#faults,
       journal: this.#journal,
       options: o,
+      latency: this.#latency,
       hasOrganisation: (orgId) => this.#tenants.has(orgId),
     }
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
@@ -299,19 +325,29 @@ export class MockCore {
       // In the queue: a call still under way, delayed or not, journals nothing once it ends.
       this.#faults.clear()
       this.#journal.clear()
+      this.#latency.clear()
     })
     // Like `ready`: once it resolves, `db` holds every record in `@msw/data`.
     await transactions.ctx.db.adopted
   }
 
   /**
-   * Makes the next `count` calls of `operation` that pass the credentials check answer `status`
-   * (one of that operation's documented errors), optionally after `delayMs`. With `orgId` (and
-   * `id`), only calls that organisation owns (for that user id) take it; 404 `Not found` for an
-   * organisation the mock does not have.
+   * Makes the next `count` calls of its operation that pass the credentials check meet `fault`:
+   * one of the operation's documented errors (`status`), optionally after `delayMs`, or a failure
+   * of another `kind` (see `failureKinds`), `applied` or not; or a failure case, by its name. With
+   * `orgId` (and `id`), only calls that organisation owns (for that user id) take it; 404
+   * `Not found` for an organisation the mock does not have.
+   *
+   * @example core.failNext('delete', { kind: 'reset', applied: true })
+   * @example core.failNext('delete-reset-applied', { orgId: 'acme' })
    */
-  failNext(operation: Operation, fault: FaultOptions): void {
-    this.#faults.add({ ...fault, operation }, (orgId) => this.#tenants.has(orgId))
+  failNext(...args: FailNextArgs): void {
+    this.queueFault(faultOf(...args))
+  }
+
+  /** Queues `fault` as `POST /__mock/faults` takes it: what {@link failNext} does. */
+  queueFault(fault: Fault | CaseFault): void {
+    this.#faults.add(fault, (orgId) => this.#tenants.has(orgId))
   }
 
   /**
@@ -431,6 +467,7 @@ export class MockCore {
   #forgetCallsOf(orgId: string): void {
     this.#faults.clearOrganisation(orgId)
     this.#journal.forget(orgId)
+    this.#latency.forget(orgId)
     this.#webhooks.forgetOrganisation(orgId)
   }
 }

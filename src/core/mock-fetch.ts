@@ -1,4 +1,4 @@
-import { fromFetchRequest, toFetchResponse } from './fetch-adapter.ts'
+import { fromFetchRequest, toFetchAnswer } from './fetch-adapter.ts'
 import type { MockCore } from './mock-core.ts'
 import { plainRequestOf } from './plain-request.ts'
 
@@ -34,7 +34,10 @@ export function createMockFetch(core: MockCore, baseUrl?: string): MockFetch {
     // No answer only for a client gone before its body was read, which a body at hand never is
     // (one whose stream fails is answered 400): a network error, as `fetch` would give.
     if (wire === undefined) throw new TypeError('fetch failed')
-    return toFetchResponse(wire)
+    // A failure's network error (a reset, an empty answer, a hang at its bound) is fetch's own.
+    const response = await toFetchAnswer(wire, signal)
+    if (response.type === 'error') throw new TypeError('fetch failed')
+    return response
   }
 }
 

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
+import type { Latency } from '../api/latency.ts'
 import type { Shapes } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput } from '../base/errors.ts'
 import { hashSecret } from '../base/secrets.ts'
@@ -9,6 +10,7 @@ import { organisationSlice } from '../model/declared-data.ts'
 import { withUserIdsFree } from '../model/user-ids.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { setOrganisationShapes } from '../rules/answer-shapes.ts'
+import { setOrganisationLatency } from '../rules/latency.ts'
 import {
   generateApiKey,
   generateOrganisationId,
@@ -130,6 +132,17 @@ export class TenantControls {
    */
   setShapes(orgId: string, shapes: Shapes): Promise<void> {
     return this.#deps.transactions.transact((ctx) => setOrganisationShapes(ctx, orgId, shapes))
+  }
+
+  /**
+   * Sets the latency of organisation `orgId` (`null`: the mock's again), which wins over the
+   * mock's; a reset of the organisation takes it back to what it started with. Rejects with 404
+   * `Not found` for an unknown organisation, and a `TypeError` for anything else.
+   *
+   * @example await api.organisations.setLatency(orgId, { medianMs: 80, p99Ms: 900 })
+   */
+  setLatency(orgId: string, latency: Latency | null): Promise<void> {
+    return this.#deps.transactions.transact((ctx) => setOrganisationLatency(ctx, orgId, latency))
   }
 
   /**

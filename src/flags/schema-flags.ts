@@ -97,11 +97,30 @@ function fieldAt(schema: z.ZodObject, path: string): z.core.$ZodType {
 /** Whether a flag's value is a list: its value name has a comma, e.g. `<ms,ms>`. */
 const takesList = (row: FlagRow) => row.flag.includes(',')
 
-/** A flag's text as the value its schema expects: a number where it wants one. */
+/**
+ * Whether a value of `schema` is given as JSON: an object, or a choice of objects
+ * (`--latency '{"fixedMs":50}'`).
+ */
+function isJson(type: z.core.$ZodType): boolean {
+  if (type instanceof z.ZodObject) return true
+  return type instanceof z.ZodUnion && type.options.every((option) => isJson(unwrapped(option)))
+}
+
+/**
+ * A flag's text as the value its schema expects: a number where it wants one, a JSON value where
+ * it wants an object (the text as it is when it is not JSON, for the schema to refuse).
+ */
 function fromText(schema: z.core.$ZodType, text: string, list: boolean): unknown {
   const type = unwrapped(schema)
   if (type instanceof z.ZodArray && list) {
     return text.split(',').map((item) => fromText(type.element, item.trim(), false))
+  }
+  if (isJson(type)) {
+    try {
+      return JSON.parse(text)
+    } catch {
+      return text
+    }
   }
   const numeric = type instanceof z.ZodNumber || type instanceof z.ZodLiteral
   if (!numeric) return text
@@ -113,7 +132,7 @@ function isText(schema: z.core.$ZodType): boolean {
   const type = unwrapped(schema)
   return type instanceof z.ZodArray
     ? isText(type.element)
-    : !(type instanceof z.ZodNumber || type instanceof z.ZodLiteral)
+    : !(type instanceof z.ZodNumber || type instanceof z.ZodLiteral || isJson(type))
 }
 
 /** `value` parsed by `schema`; its messages, in one line, otherwise. */

@@ -76,7 +76,7 @@ export const inspectorHtml = `<!doctype html>
   <h2>Requests <span class="muted">(newest first, live)</span></h2>
   <div class="scroll">
     <table id="journal-table">
-      <thead><tr><th>Time</th><th>Method</th><th>Path</th><th>Status</th><th>ms</th><th>Request</th></tr></thead>
+      <thead><tr><th>Time</th><th>Method</th><th>Path</th><th>Status</th><th>ms</th><th>Failure</th><th>Request</th></tr></thead>
       <tbody></tbody>
     </table>
   </div>
@@ -93,6 +93,12 @@ export const inspectorHtml = `<!doctype html>
     <label>Delay (ms) <input id="fault-delay" type="number" min="0" max="600000" value="0" required></label>
     <button type="submit">Queue fault</button>
   </form>
+  <form id="case-form" class="row">
+    <label>Failure case <select id="case-name"></select></label>
+    <label>Count <input id="case-count" type="number" min="1" value="1" required></label>
+    <button type="submit">Arm case</button>
+  </form>
+  <p id="case-summary" class="muted"></p>
 </section>
 
 <section id="webhooks" class="card">

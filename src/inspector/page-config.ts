@@ -1,5 +1,7 @@
 import * as z from 'zod'
 import { controlPaths } from '../base/control-paths.ts'
+import { failureCases } from '../core/failure-cases.ts'
+import { failureKinds } from '../core/failure-kinds.ts'
 import { operationErrors, statusesOf } from '../core/faults.ts'
 import { apiRoutes } from '../core/routes.ts'
 import { webViewPath } from '../web-view/answer.ts'
@@ -50,6 +52,11 @@ export const pageConfig = {
       statusesOf(operation as keyof typeof operationErrors),
     ]),
   ) as Record<string, number[]>,
+  /** Each failure case, with what its kind makes the client meet. */
+  failureCases: failureCases.map(({ name, kind }) => ({
+    name,
+    summary: failureKinds[kind].summary,
+  })),
   eventFields,
   pageSize: Math.min(25, maxUsersPerPage),
   journalRows: 50,

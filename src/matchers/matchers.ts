@@ -54,7 +54,8 @@ const verbs = { identify: 'identified', delete: 'deleted' } as const
  * Matchers for `expect.extend(matchers)` (vitest and jest) over a mock's calls: `toHaveIdentified`
  * and `toHaveDeleted`. Each matches a deep partial of what the call asked (asymmetric matchers
  * such as `expect.any(String)` allowed), over every call of the operation unless `status`
- * narrows it; a failure lists the calls that were made. They take an in-process mock, or, awaited,
+ * narrows it (the status the mock answered: a call applied before a failure lost its answer counts
+ * by it); a failure lists the calls that were made, each with the failure it met, if any. They take an in-process mock, or, awaited,
  * a client of a server (`connectMockApi`) or a tenant (`organisations.create()`), whose calls are
  * read over HTTP.
  *
@@ -152,7 +153,8 @@ function describeCalls(operation: Operation, calls: Call[]): string {
   if (calls.length === 0) return `No ${operation} calls were made.`
   const shown = calls.slice(-listedCalls)
   const lines = shown.map(
-    (call, i) => `  ${calls.length - shown.length + i + 1}. ${call.status} ${show(call.request)}`,
+    (call, i) =>
+      `  ${calls.length - shown.length + i + 1}. ${call.status} ${show(call.request)}${failureOf(call)}`,
   )
   const omitted = calls.length - shown.length
   return [
@@ -160,6 +162,13 @@ function describeCalls(operation: Operation, calls: Call[]): string {
     ...(omitted > 0 ? [`  … ${omitted} older not shown`] : []),
     ...lines,
   ].join('\n')
+}
+
+/** What a call met instead of its answer, as its line ends: ` (met reset, applied)`. */
+function failureOf({ failure }: Call): string {
+  if (!failure) return ''
+  const { kind, status, applied } = failure
+  return ` (met ${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''})`
 }
 
 /**

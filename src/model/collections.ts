@@ -4,6 +4,7 @@ import {
   certificateRecordSchema,
   learningPathRecordSchema,
   learningProgressRecordSchema,
+  organisationLatencyRecordSchema,
   organisationRecordSchema,
   organisationShapesRecordSchema,
   organisationStartRecordSchema,
@@ -46,6 +47,7 @@ export const collectionTable = describeCollections({
   organisationStarts: { schema: organisationStartRecordSchema, key: ['orgId'] },
   organisationShapes: { schema: organisationShapesRecordSchema, key: ['orgId'] },
   userShapes: { schema: userShapeRecordSchema, key: ['userId'], ofUser: true },
+  organisationLatencies: { schema: organisationLatencyRecordSchema, key: ['orgId'] },
 })
 
 /** What {@link collectionTable} says of one collection. */

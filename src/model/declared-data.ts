@@ -74,11 +74,15 @@ export function userRecordsOf(
  */
 export function organisationRecordsOf(
   org: Omit<DataFileOrganisation, 'apiKeys'>,
-): Pick<MockState, 'organisations' | 'userGroups' | 'learningPaths' | 'organisationShapes'> {
+): Pick<
+  MockState,
+  'organisations' | 'userGroups' | 'learningPaths' | 'organisationShapes' | 'organisationLatencies'
+> {
   const { orgId } = org
   return {
     organisations: [{ orgId, name: org.name ?? orgId }],
     organisationShapes: org.shapes ? [{ orgId, shapes: org.shapes, variedUsers: 0 }] : [],
+    organisationLatencies: org.latency ? [{ orgId, latency: JSON.stringify(org.latency) }] : [],
     userGroups: (org.userGroups ?? []).map(({ groupId, name }) => ({
       orgId,
       groupId,
@@ -120,6 +124,7 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
       (p) => `${p.orgId}\0${p.learningPathId}`,
     )
     replaceOrAdd(state.organisationShapes, declared.organisationShapes, (o) => o.orgId)
+    replaceOrAdd(state.organisationLatencies, declared.organisationLatencies, (o) => o.orgId)
     addKeys(dataset, org, credential ?? (credentials.at(-1) as Credentials), i)
   })
   const pathNames = new Map(state.learningPaths.map((p) => [pathKey(p), p.name]))

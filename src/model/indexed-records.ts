@@ -113,6 +113,10 @@ export class IndexedRecords {
     this.collections.organisationShapes,
     (r) => r.orgId,
   )
+  readonly organisationLatencies = new UniqueIndex<Stored<'organisationLatencies'>>(
+    this.collections.organisationLatencies,
+    (r) => r.orgId,
+  )
   readonly userShapes = new UniqueIndex<Stored<'userShapes'>>(
     this.collections.userShapes,
     (r) => r.userId,

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../api/api-schemas.ts'
 import { percentCompleteSchema } from '../api/data-file.ts'
+import { latencyOfJson } from '../api/latency.ts'
 import { profileFieldsSchema } from '../api/profile-fields.ts'
 import { shapeCaseNameSchema, shapesSchema } from '../api/shape-cases.ts'
 import { nullableFields } from '../api/shape-views.ts'
@@ -102,6 +103,18 @@ export const organisationShapesRecordSchema = z.strictObject({
   variedUsers: z.int().min(0),
 })
 
+/**
+ * An organisation's own latency, which wins over the mock's `latency` option: as JSON text (as an
+ * organisation's start is), so that the record is one the derived load check reads.
+ */
+export const organisationLatencyRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  latency: z
+    .string()
+    .refine((text) => latencyOfJson(text) !== null, 'expected a latency, as JSON')
+    .describe('{"fixedMs":n}, {"uniformMs":[a,b]} or {"medianMs":m,"p99Ms":p}, as JSON text'),
+})
+
 /** The case a user identify created under `varied` took, kept for every answer it gets. */
 export const userShapeRecordSchema = z.strictObject({
   userId: z.string().min(1),
@@ -128,4 +141,5 @@ export type SignInTokenRecord = z.infer<typeof signInTokenRecordSchema>
 export type WebViewSessionRecord = z.infer<typeof webViewSessionRecordSchema>
 export type OrganisationShapesRecord = z.infer<typeof organisationShapesRecordSchema>
 export type UserShapeRecord = z.infer<typeof userShapeRecordSchema>
+export type OrganisationLatencyRecord = z.infer<typeof organisationLatencyRecordSchema>
 export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>

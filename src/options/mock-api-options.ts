@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { dataFileSchema } from '../api/data-file.ts'
+import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
@@ -138,6 +139,7 @@ export const mockApiOptionsSchema = z.strictObject({
     .default(401)
     .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
   delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
+  latency: latencySchema.optional(),
   shapes: shapesSchema
     .default('full')
     .describe(

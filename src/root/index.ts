@@ -23,12 +23,18 @@ export {
   type OrganisationInput,
   type PutUser,
 } from '../api/data-file.ts'
+export type { Latency } from '../api/latency.ts'
 export type { ShapeCase, Shapes } from '../api/shape-cases.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Clock } from '../base/time.ts'
 export type { OrganisationControls, Tenant } from '../control/control-surfaces.ts'
-export type { TenantFault } from '../control/control-table.ts'
+export type { TenantFailNextArgs, TenantFault } from '../control/control-table.ts'
+export type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
+export type { FailureKindName } from '../core/failure-kinds.ts'
 export {
+  type CaseFault,
+  type CaseOptions,
+  type FailNextArgs,
   type Fault,
   type FaultOptions,
   faultSchema,
@@ -41,6 +47,7 @@ export type {
   CallRequest,
   CallScope,
   JournalEntry,
+  JournaledFailure,
   JsonValue,
 } from '../core/journal.ts'
 export type { CreatedOrganisation, PutUserResult } from '../core/mock-core.ts'

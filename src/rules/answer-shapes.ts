@@ -7,6 +7,7 @@ import {
   shapesSchema,
 } from '../api/shape-cases.ts'
 import { ApiError } from '../base/errors.ts'
+import { hashOf, seededRandom } from '../base/seeded-random.ts'
 import type { UserRecord } from '../model/records.ts'
 import type { RuleContext } from './context.ts'
 import { parseInput } from './organisations.ts'
@@ -102,30 +103,10 @@ function caseAt(hash: number): ShapeCase {
   return shapeCases[hash % shapeCases.length] ?? firstCase
 }
 
-/** FNV-1a over the parts, each ended by a NUL: a stable 32-bit number, the same on every runtime. */
-function hashOf(...parts: (string | number)[]): number {
-  let hash = 0x811c9dc5
-  for (const part of parts) {
-    for (const char of `${part}\0`) {
-      hash ^= char.codePointAt(0) ?? 0
-      hash = Math.imul(hash, 0x01000193) >>> 0
-    }
-  }
-  return hash
-}
-
 /** The order in which organisation `orgId`'s new users take the cases: a shuffle drawn from the seed. */
 function turnOrder(seed: number, orgId: string): number[] {
   const order = shapeCases.map((_, i) => i)
-  let state = hashOf(seed, orgId)
-  // mulberry32: a small seeded generator, enough to shuffle a dozen cases reproducibly.
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seededRandom(hashOf(seed, orgId))
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(next() * (i + 1))
     ;[order[i], order[j]] = [order[j] as number, order[i] as number]

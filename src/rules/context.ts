@@ -31,6 +31,7 @@ export interface RuleContext
     | 'maxSessionsPerUser'
     | 'shapes'
     | 'seed'
+    | 'latency'
   > {
   db: Database
   now: Clock
@@ -65,6 +66,7 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     maxSessionsPerUser: options.maxSessionsPerUser,
     shapes: options.shapes,
     seed: options.seed,
+    latency: options.latency,
     generateToken: options.generateToken ?? createTokenSource(),
     generateUserId: () => crypto.randomUUID(),
     // A line a second of each kind, and a count of the rest: a flood of refused calls is one line.

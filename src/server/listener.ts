@@ -17,6 +17,7 @@ import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { BodyBudget } from './body-budget.ts'
+import { writeFailure } from './failure-on-socket.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 import type { SplitOptions } from './server-options.ts'
 
@@ -115,7 +116,8 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
     }
     const write = (response: WireResponse | undefined) => {
       if (!response || read === 'gone') return
-      if (read === 'overBudget') {
+      if (response.failure) writeFailure(res, response, response.failure)
+      else if (read === 'overBudget') {
         writeResponse(res, response, { close: true })
         res.once('finish', () => req.socket.destroy())
       } else if (read === 'unread' || read === 'tooLarge') {

@@ -28,6 +28,7 @@ const flagNames: Partial<Record<OptionPath, string>> = {
   webhookRetrySchedule: '--webhook-retry-schedule <ms,ms>',
   controlToken: '--control-token <token>',
   maxOrganisations: '--max-orgs <n>',
+  latency: '--latency <json>',
 }
 
 /** The flag that names a data file: its option, `data`, is the file's content. */

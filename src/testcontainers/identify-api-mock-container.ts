@@ -190,10 +190,11 @@ function flagsOf(options: ContainerOptions, prefix = ''): string[] {
   return Object.entries(options).flatMap(([key, value]): string[] => {
     const path = `${prefix}${key}`
     if (value === undefined) return []
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return flagsOf(value as ContainerOptions, `${path}.`)
-    }
     const flag = flagOf(path)
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      // An option whose flag takes JSON (`--latency`), or a group of options with a flag each.
+      return flag ? [flag, JSON.stringify(value)] : flagsOf(value as ContainerOptions, `${path}.`)
+    }
     if (flag === undefined) throw new TypeError(`no serve flag sets ${path}`)
     if (typeof value === 'boolean') return value === !flag.startsWith('--no-') ? [flag] : []
     if (Array.isArray(value)) {

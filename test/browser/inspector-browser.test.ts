@@ -95,6 +95,29 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
+  it('arms a failure case from its list, and the journal shows the failure the call met', async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await page.locator('#panels').waitFor()
+    const names = await page.locator('#case-name option').allTextContents()
+    expect(names).toEqual(server.core.failures.cases().map((c) => c.name))
+    await page.selectOption('#case-name', 'identify-reset-applied')
+    expect(await page.locator('#case-summary').textContent()).toBe(
+      'The connection dropped with no answer.',
+    )
+    await page.click('#case-form button[type=submit]')
+    await expect
+      .poll(() => page.locator('#fault-list').textContent())
+      .toContain('identify → reset, applied (identify-reset-applied)')
+
+    await expect(identify('lost')).rejects.toThrow(TypeError)
+    expect((await server.core.state()).users.some((u) => u.id === 'lost')).toBe(true)
+    const journal = page.locator('#journal-table tbody tr').first()
+    await expect.poll(() => journal.locator('td').nth(5).textContent()).toBe('reset, applied')
+    expect(await journal.locator('td').nth(3).textContent()).toBe('200')
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
   it("opens a user's details without its token, its web view in a new tab, and deletes it", async () => {
     const { token } = await expectIdentified(await identify('detailed', 'Grace'))
     const { context, page, problems } = await openInspector(browser, server.url)

@@ -24,6 +24,21 @@ describe("serve's flags, read from the server options schema", () => {
     )
   })
 
+  it('reads an object option, the latency, from its JSON, and refuses what is not one, saying what is', () => {
+    const latency = options.find((option) => option.long === '--latency')
+    expect(latency?.flags).toBe('--latency <json>')
+    expect(latency?.parseArg?.('{"medianMs":80,"p99Ms":900}', undefined)).toEqual({
+      medianMs: 80,
+      p99Ms: 900,
+    })
+    const expected = 'expected {"fixedMs":n}, {"uniformMs":[a,b]} or {"medianMs":m,"p99Ms":p}.'
+    expect(() => latency?.parseArg?.('{"fixed":5}', undefined)).toThrow(expected)
+    expect(() => latency?.parseArg?.('fast', undefined)).toThrow(expected)
+    expect(() => latency?.parseArg?.('{"uniformMs":[9,3]}', undefined)).toThrow(
+      'the lower bound first.',
+    )
+  })
+
   it('maps nested options and names the flag of an option', () => {
     expect(optionsOf({ closeMessage: 'bye', org: 'acme', apiKey: ['k'] })).toEqual({
       organisations: [{ orgId: 'acme', apiKeys: ['k'] }],

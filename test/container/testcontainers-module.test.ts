@@ -100,6 +100,46 @@ describe.skipIf(skipped !== undefined)(
       }
     })
 
+    it('gives the failures a test arms through its client, true to what it stored, at the latency asked', async () => {
+      const mock = await new IdentifyApiMockContainer(image)
+        .withOptions({ seededOrganisations: 0, latency: { fixedMs: 40 } })
+        .start()
+      try {
+        const tenant = await mock.getClient().organisations.create({
+          users: [{ id: 'left', registrationStatus: 'registered' }],
+        })
+        const remove = (timeoutMs = 10_000) =>
+          fetch(`${mock.getBaseUrl()}/api/v1/users/${tenant.orgId}/left`, {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${tenant.apiKey}` },
+            signal: AbortSignal.timeout(timeoutMs),
+          }).then(
+            async (response) => `${response.status} ${await response.text()}`,
+            (error: Error) => error.name,
+          )
+        await tenant.failNext('delete-hang')
+        expect(await remove(1000)).toBe('TimeoutError')
+        await tenant.failNext('delete-gateway-502')
+        expect(await remove()).toMatch(/^502 <!doctype html>/)
+        await tenant.failNext('delete-reset-applied')
+        expect(await remove()).toBe('TypeError')
+        expect(await remove()).toBe('404 {"code":404,"message":"User not found"}')
+        const calls = await tenant.calls('delete')
+        expect(
+          calls.map((c) => [c.status, c.failure?.kind ?? null, c.failure?.applied ?? null]),
+        ).toEqual([
+          [0, 'hang', false],
+          [502, 'gateway', false],
+          [200, 'reset', true],
+          [404, null, null],
+        ])
+        const delays = (await tenant.requests()).map((entry) => entry.delayMs)
+        expect(delays).toEqual([40 + 30_000, 40, 40, 40])
+      } finally {
+        await mock.stop()
+      }
+    })
+
     it('starts with a data file given by its path', async () => {
       const path = join(dir, 'data.json')
       writeFileSync(path, JSON.stringify(data), { mode: 0o600 })

@@ -60,6 +60,7 @@ const calls: Calls = {
   'organisations.create': () => [{ users: 1 }],
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
   'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
+  'organisations.setLatency': ({ orgId }) => [orgId, { fixedMs: 0 }],
   'organisations.listUsers': ({ orgId }) => [orgId, { q: 'ada' }],
   'organisations.getUser': ({ orgId }) => [orgId, 'ada'],
   'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
@@ -67,6 +68,7 @@ const calls: Calls = {
   'shapes.cases': () => [],
   coverage: ({ orgId }) => [{ orgId }],
   'coverage.clear': () => [],
+  'failures.cases': () => [],
   'webhooks.add': () => [{ url: 'http://127.0.0.1:9/webhooks' }],
   'webhooks.list': () => [],
   'webhooks.deliveries': () => [],
@@ -76,7 +78,7 @@ const calls: Calls = {
 
 const tenantCalls: TenantCalls = {
   reset: () => [],
-  failNext: () => ['identify', { status: 403 }],
+  failNext: () => ['delete-reset-applied', { id: 'ada' }],
   requests: () => [],
   putUser: () => ['ada', { registrationStatus: 'archived' }],
   raiseEvent: () => [{ type: 'user.course.started', id: 'ada' }],
@@ -84,6 +86,7 @@ const tenantCalls: TenantCalls = {
   clearFaults: () => [],
   redeemToken: () => ['not-a-token'],
   setShapes: () => ['full'],
+  setLatency: () => [{ uniformMs: [0, 1] }],
   listUsers: () => [{}],
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
@@ -144,6 +147,13 @@ describe('every row of the control table', () => {
     expect(inProcess.results['webhooks.remove']).toBe(true)
     expect(overHttp.results['organisations.deleteUser']).toEqual({ id: 'ada', deleted: true })
     expect(inProcess.results['shapes.cases']).toEqual(overHttp.results['shapes.cases'])
+    expect(inProcess.results['failures.cases']).toEqual(overHttp.results['failures.cases'])
+    expect(overHttp.results['failures.cases']).toContainEqual({
+      name: 'delete-reset-applied',
+      operation: 'delete',
+      kind: 'reset',
+      applied: true,
+    })
     expect(overHttp.results.health).toEqual({ status: 'ok' })
     for (const results of [inProcess.results, overHttp.results]) {
       expect(results.redeemToken).toEqual({ ok: false, reason: 'unknown' })

@@ -24,6 +24,7 @@ describeProperties('MockCore.dispatch', dispatchWayIn, {
         path: pathOf(c.target),
         status: answer.status,
         durationMs: expect.any(Number),
+        delayMs: 0,
         ...expectedCall(world, c, answer.status),
       },
     ])

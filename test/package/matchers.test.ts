@@ -74,6 +74,26 @@ describe('toHaveDeleted', () => {
     expect(api).not.toHaveDeleted({ orgId: 'other' })
   })
 
+  it('counts a call applied before a failure lost its answer by what the mock did, and shows the failure', async () => {
+    const lossy = createMockApi({
+      organisations: [{ orgId: 'acme', apiKeys: ['test-key'], users: 0 }],
+    })
+    await lossy.organisations.putUser('acme', 'ada', { registrationStatus: 'registered' })
+    lossy.failNext('delete-reset-applied')
+    const remove = () =>
+      lossy.fetch(`${origin}/api/v1/users/acme/ada`, { method: 'DELETE', headers: auth })
+    await expect(remove()).rejects.toThrow(TypeError)
+    expect((await remove()).status).toBe(404)
+    expect(lossy).toHaveDeleted({ id: 'ada' }, { status: 200, times: 1 })
+    expect(() => expect(lossy).toHaveDeleted({ id: 'bob' })).toThrow(
+      [
+        'delete calls made (2), oldest first:',
+        '  1. 200 {"orgId":"acme","id":"ada"} (met reset, applied)',
+        '  2. 404 {"orgId":"acme","id":"ada"}',
+      ].join('\n'),
+    )
+  })
+
   it('says so when no call was made', () => {
     const fresh = createMockApi()
     expect(() => expect(fresh).toHaveDeleted({ id: 'ada' })).toThrow(

@@ -5,12 +5,17 @@ import type { WireRequest } from '../../src/root/advanced.ts'
 import {
   type Call,
   type CallScope,
+  type CaseOptions,
   createMockApi,
   type DeleteUserResponse,
   type ErrorResponse,
+  type FailureCaseName,
+  type FailureKindName,
+  type FaultOptions,
   type IdentifyUserRequest,
   type IdentifyUserResponse,
   type JournalEntry,
+  type JournaledFailure,
   type JsonValue,
   type MockApi,
   type MockApiOptions,
@@ -47,14 +52,23 @@ describe('createMockApi', () => {
     expectTypeOf(api.redeemToken).toEqualTypeOf<
       (orgId: string, token: string) => Promise<RedeemResult>
     >()
-    expectTypeOf(api.failNext).parameter(0).toEqualTypeOf<Operation>()
-    expectTypeOf(api.failNext).parameter(1).toEqualTypeOf<{
-      status: number
+    expectTypeOf(api.failNext).parameters.toEqualTypeOf<
+      | [operation: Operation, fault: FaultOptions]
+      | [failureCase: FailureCaseName, options?: CaseOptions]
+    >()
+    expectTypeOf<FaultOptions>().toEqualTypeOf<{
+      kind?: FailureKindName | undefined
+      status?: number | undefined
+      applied?: boolean | undefined
+      retryAfterSeconds?: number | undefined
       count?: number | undefined
       delayMs?: number | undefined
       orgId?: string | undefined
       id?: string | undefined
     }>()
+    expectTypeOf<FailureCaseName>().toExtend<string>()
+    expectTypeOf<'delete-reset-applied'>().toExtend<FailureCaseName>()
+    expectTypeOf<'delete-reset-sideways'>().not.toExtend<FailureCaseName>()
     expectTypeOf<Operation>().toEqualTypeOf<'identify' | 'delete'>()
   })
 
@@ -70,6 +84,7 @@ describe('createMockApi', () => {
       | 'organisationStarts'
       | 'organisationShapes'
       | 'userShapes'
+      | 'organisationLatencies'
     >()
     expectTypeOf<MockState>().toHaveProperty('signInTokens')
     expectTypeOf<MockState>().toHaveProperty('webViewSessions')
@@ -94,6 +109,7 @@ describe('createMockApi', () => {
         request: { orgId: string; id: string }
         status: number
         time: string
+        failure?: JournaledFailure
       }[]
     >()
     expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()

@@ -37,6 +37,8 @@ describe('the answer space', () => {
         'webView.wrong-organisation',
         'webhook.event.notifications.sent',
         'webhook.delivery.given-up',
+        'failure.delete-reset-applied',
+        'failure.identify-gateway-429',
       ]),
     )
     expect(ids([...coverageItems])).toEqual(today)
@@ -54,6 +56,10 @@ describe('the answer space', () => {
       webViewOutcomes: [...coverageSources.webViewOutcomes, 'revoked'],
       eventTypes: [...coverageSources.eventTypes, 'user.registered'],
       deliveryOutcomes: { ...coverageSources.deliveryOutcomes, cancelled: 'cancelled by a reset' },
+      failureCases: [
+        ...coverageSources.failureCases,
+        { name: 'get-reset', operation: 'get', kind: 'reset', applied: false },
+      ],
     }
     const added = ids(coverageItemsOf(grown as typeof coverageSources)).filter(
       (id) => !today.includes(id),
@@ -66,6 +72,7 @@ describe('the answer space', () => {
       'webView.revoked',
       'webhook.event.user.registered',
       'webhook.delivery.cancelled',
+      'failure.get-reset',
     ])
   })
 })

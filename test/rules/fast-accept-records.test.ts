@@ -44,6 +44,10 @@ const valid: MockState = {
     { orgId: 'org-2', shapes: 'varied', variedUsers: 12 },
   ],
   userShapes: [{ userId: 'u-1', shapeCase: 'mixed-west' }],
+  organisationLatencies: [
+    { orgId: 'org-1', latency: '{"fixedMs":50}' },
+    { orgId: 'org-2', latency: '{"medianMs":80,"p99Ms":900}' },
+  ],
 }
 
 /** Values near every rule of the records: bounds, formats, enums, types. */
@@ -61,6 +65,8 @@ const nearValues: unknown[] = [
   '35-44',
   '65+',
   'varied',
+  '{"fixedMs":5}',
+  '{"uniformMs":[9,3]}',
   // date-times: valid (a leap day, a fraction, Z, offsets) and not (no offset, a bad day, hour…)
   at,
   '2024-02-29T00:00:00Z',

@@ -24,6 +24,7 @@ const floodEntry = (n: number): JournalEntry => ({
   path: '/api/v1/users/identify',
   status: 400,
   durationMs: 1.5,
+  delayMs: 0,
   operation: 'identify',
   request: Array.from({ length: n }, () => ({})),
 })
@@ -33,6 +34,7 @@ const deleteEntry = (id: string, status = 404): JournalEntry => ({
   path: `/api/v1/users/acme/${id}`,
   status,
   durationMs: 0.25,
+  delayMs: 0,
   operation: 'delete',
   request: { orgId: 'acme', id },
 })
@@ -139,6 +141,7 @@ describe('reading', () => {
       path: '/api/nowhere',
       status: 404,
       durationMs: 0.1,
+      delayMs: 0,
     })
     keep(journal, 'b', {
       time: '2025-01-01T00:00:02+00:00',
@@ -146,6 +149,7 @@ describe('reading', () => {
       path: '/api/v1/users/identify',
       status: 200,
       durationMs: 3,
+      delayMs: 0,
       operation: 'identify',
       request: { id: 'zoë', orgId: 'b', data: { firstName: '名前' } },
       shape: 'full',

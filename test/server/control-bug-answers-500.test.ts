@@ -35,7 +35,7 @@ describe('a control endpoint that hits a bug', () => {
 
   it('answers 500 when raising an event or queueing a fault throws a TypeError', async () => {
     vi.spyOn(server.core.events, 'raise').mockImplementation(async () => bug())
-    vi.spyOn(server.core, 'failNext').mockImplementation(bug)
+    vi.spyOn(server.core, 'queueFault').mockImplementation(bug)
     const event = { type: 'user.registered', data: {} }
     await expectError(await post('/__mock/events', event), 500, 'Internal server error')
     const fault = { operation: 'delete', status: 500 }

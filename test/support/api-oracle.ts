@@ -169,13 +169,19 @@ export function expectedCall(
   world: World,
   request: OracleRequest,
   status: number,
-): { operation?: string; request?: unknown; shape?: string } {
+): { operation?: string; request?: unknown; shape?: string; failure?: unknown } {
   const route = routeOf(request.method, pathOf(request.target))
   if (!('operation' in route)) return {}
+  const caller = organisationOf(world, request.authorization)
+  // A fault taken (by a call past its credentials) is noted as the failure it gave.
+  const failure =
+    caller !== undefined && world.fault?.operation === route.operation
+      ? { failure: { kind: 'status', status: world.fault.status, applied: false } }
+      : {}
   if (route.operation === 'delete') {
-    return { operation: 'delete', request: { orgId: route.orgId, id: route.id } }
+    return { operation: 'delete', request: { orgId: route.orgId, id: route.id }, ...failure }
   }
-  if (organisationOf(world, request.authorization) === undefined) {
+  if (caller === undefined) {
     return { operation: 'identify', request: null }
   }
   const { body } = request
@@ -183,7 +189,7 @@ export function expectedCall(
   const value = json.ok ? json.value : null
   return status === 200
     ? { operation: 'identify', request: value, shape: 'full' }
-    : { operation: 'identify', request: redactedIn(world, value) }
+    : { operation: 'identify', request: redactedIn(world, value), ...failure }
 }
 
 function redactedIn(world: World, value: unknown): unknown {

@@ -6,8 +6,14 @@ import { generatedBlock } from './docs.ts'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|')
 
-/** `{"operation","status","count"?}`: an object schema's fields, the optional ones marked. */
+/**
+ * `{"operation","status","count"?}`: an object schema's fields, the optional ones marked; a choice
+ * of objects, each of them.
+ */
 function fieldsOf(schema: z.ZodType | undefined, leaveOut: readonly string[] = []): string {
+  if (schema instanceof z.ZodUnion) {
+    return schema.options.map((option) => fieldsOf(option as z.ZodType, leaveOut)).join(' or ')
+  }
   if (!(schema instanceof z.ZodObject)) return '{…}'
   const shape = schema.shape as Record<string, z.ZodType>
   const names = Object.keys(shape)

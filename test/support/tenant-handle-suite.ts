@@ -239,6 +239,12 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect(await tenant.deleteUser('grace')).toEqual({ id: 'grace', deleted: true })
           await expect(tenant.getUser('grace')).rejects.toMatchObject({ status: 404 })
         },
+        setLatency: async (tenant) => {
+          await tenant.setLatency({ fixedMs: 5 })
+          await statusOf(identify(tenant, 'ada'))
+          expect((await tenant.requests()).at(-1)).toMatchObject({ delayMs: 5 })
+          await tenant.setLatency(null)
+        },
         reset: async (tenant) => {
           await tenant.reset()
           expect(await tenant.calls()).toEqual([])

@@ -482,6 +482,7 @@ async function loadJournal(): Promise<boolean> {
           text: String(entry.status),
         }),
         el('td', { text: String(entry.durationMs) }),
+        el('td', { text: entry.failure ? describeFailure(entry.failure) : '' }),
         el(
           'td',
           { className: 'wrap' },
@@ -508,6 +509,16 @@ select('fault-operation').replaceChildren(
 fillFaultStatuses()
 select('fault-operation').addEventListener('change', fillFaultStatuses)
 
+/** `reset, applied`, `gateway 503`, `status 500`: what a failure was, in a few words. */
+function describeFailure(failure: {
+  kind?: string | undefined
+  status?: number | undefined
+  applied?: boolean | undefined
+}): string {
+  const { kind = 'status', status, applied } = failure
+  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}`
+}
+
 async function loadFaults(): Promise<void> {
   const faults = await control<QueuedFaultView[]>('GET', config.paths.faults)
   div('fault-empty').hidden = faults.length > 0
@@ -515,12 +526,36 @@ async function loadFaults(): Promise<void> {
     ...faults.map((f) =>
       el('li', {
         text:
-          `${f.operation} → ${f.status}, ${f.remaining} more call${f.remaining === 1 ? '' : 's'}` +
-          (f.delayMs ? `, after ${f.delayMs} ms` : ''),
+          `${f.operation} → ${f.kind || f.applied ? describeFailure(f) : f.status}` +
+          (f.case ? ` (${f.case})` : '') +
+          `, ${f.remaining} more call${f.remaining === 1 ? '' : 's'}` +
+          (f.delayMs
+            ? `, ${f.kind === 'hang' || f.kind === 'slow' ? 'over' : 'after'} ${f.delayMs} ms`
+            : ''),
       }),
     ),
   )
 }
+
+select('case-name').replaceChildren(
+  ...config.failureCases.map(({ name }) => el('option', { value: name, text: name })),
+)
+function showCaseSummary(): void {
+  const chosen = config.failureCases.find(({ name }) => name === select('case-name').value)
+  div('case-summary').textContent = chosen?.summary ?? ''
+}
+showCaseSummary()
+select('case-name').addEventListener('change', showCaseSummary)
+
+form('case-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const armed = { case: select('case-name').value, count: Number(input('case-count').value) }
+  act(async () => {
+    await control('POST', config.paths.faults, armed)
+    say('Failure case armed.')
+    await loadFaults()
+  })
+})
 
 form('fault-form').addEventListener('submit', (event) => {
   event.preventDefault()
