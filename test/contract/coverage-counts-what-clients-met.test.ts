@@ -27,12 +27,18 @@ interface Driven {
 /**
  * Meets a known set of answers through `driven`, with two tenants made at once: A meets a created
  * and an updated identify, a 404 delete, a forced 500 and two openings of one sign-in token; B a
- * delete and an identify in one answer-shape case. A call with a wrong key is met by none of them.
+ * delete, an identify in one answer-shape case and a delete whose answer a reset lost after it took
+ * effect. A call with a wrong key is met by none of them.
  */
 async function meetKnownAnswers({ baseUrl, send, api }: Driven) {
   const [a, b] = await Promise.all([
     api.organisations.create(),
-    api.organisations.create({ users: [{ id: 'bo', registrationStatus: 'registered' }] }),
+    api.organisations.create({
+      users: [
+        { id: 'bo', registrationStatus: 'registered' },
+        { id: 'cy', registrationStatus: 'registered' },
+      ],
+    }),
   ])
   const call = (apiKey: string, method: string, path: string, body?: unknown) =>
     send(`${baseUrl}${path}`, {
@@ -59,6 +65,8 @@ async function meetKnownAnswers({ baseUrl, send, api }: Driven) {
   ])
   await a.failNext('identify', { status: 500 })
   await identify(a, 'ada')
+  await b.failNext('delete-reset-applied')
+  await expect(call(b.apiKey, 'DELETE', `/api/v1/users/${b.orgId}/cy`)).rejects.toThrow(TypeError)
   const open = () => send(`${baseUrl}/webview?orgId=${a.orgId}&token=${token}`)
   await open()
   await open()
@@ -72,14 +80,17 @@ async function expectExactlyMet(driven: Driven) {
     'identify.200.created': 1,
     'identify.200.updated': 1,
     'identify.500': 1,
+    'failure.identify-status-500': 1,
     'delete.404': 1,
     'webView.redeemed': 1,
     'webView.already-used': 1,
   })
+  // The delete a reset lost met the reset, not the 200 its call gave the mock.
   expect(metOf(await b.coverage())).toEqual({
     'identify.200.created': 1,
     [`shape.${shape}`]: 1,
     'delete.200': 1,
+    'failure.delete-reset-applied': 1,
   })
   // The whole mock: both, and the call its key did not authenticate, owned by none.
   const whole = await api.coverage()
@@ -93,8 +104,10 @@ async function expectExactlyMet(driven: Driven) {
     'delete.404': 1,
     'webView.redeemed': 1,
     'webView.already-used': 1,
+    'failure.identify-status-500': 1,
+    'failure.delete-reset-applied': 1,
   })
-  expect(whole.met).toBe(9)
+  expect(whole.met).toBe(11)
   expect(whole.groups.find((g) => g.group === 'identify')).toEqual({
     group: 'identify',
     total: 6,
@@ -107,7 +120,7 @@ async function expectExactlyMet(driven: Driven) {
   expect(metOf(await api.coverage())).toHaveProperty('delete.200', 1)
   await expect(b.coverage()).rejects.toMatchObject({ status: 404 })
   await api.reset()
-  expect((await api.coverage()).met).toBe(9)
+  expect((await api.coverage()).met).toBe(11)
   // An explicit clear starts afresh.
   await api.coverage.clear()
   expect((await api.coverage()).met).toBe(0)

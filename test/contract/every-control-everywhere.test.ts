@@ -178,7 +178,12 @@ describe('every row of the control table', () => {
         data: { custom_id: 'ada' },
       })
       expect(tenantResults.queuedFaults).toEqual([
-        expect.objectContaining({ operation: 'identify', status: 403, orgId: tenant.orgId }),
+        expect.objectContaining({
+          operation: 'delete',
+          case: 'delete-reset-applied',
+          id: 'ada',
+          orgId: tenant.orgId,
+        }),
       ])
     }
     // The tenant's remove ran last: its organisation is gone on both.
