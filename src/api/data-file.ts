@@ -8,6 +8,7 @@ import {
   registrationStatusSchema,
   userProfileInputSchema,
 } from './api-schemas.ts'
+import { clockStartSchema } from './clock-schemas.ts'
 import { shapesSchema } from './shape-cases.ts'
 
 // The data file of `serve --data` and `createMockApi({ data })`: organisations and users in exact
@@ -36,11 +37,12 @@ export const dataFileLimits = {
 
 /**
  * An organisation's own records, as a data file and `POST /__mock/organisations` declare them:
- * its user groups and learning paths, and its own answer shapes.
+ * its user groups and learning paths, its own answer shapes and its own clock.
  */
 const organisationContentsShape = {
   name: textSchema.optional(),
   shapes: shapesSchema.optional(),
+  clock: clockStartSchema.optional(),
   userGroups: z
     .array(z.strictObject({ groupId: itemIdSchema, name: textSchema.optional() }))
     .max(dataFileLimits.userGroups)

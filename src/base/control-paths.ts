@@ -23,4 +23,5 @@ export const controlPaths = {
   webhookDeliveries: '/__mock/webhooks/deliveries',
   events: '/__mock/events',
   shapes: '/__mock/shapes',
+  clock: '/__mock/clock',
 } as const

@@ -121,7 +121,7 @@ export async function answerRequest(
   }
   const delay = kept.delayMs + deps.options.delayMs
   if (delay > 0) await sleep(delay)
-  journal.end(ticket, entryOf(request, response, kept, started, transactions))
+  journal.end(ticket, entryOf(request, response, kept, started, transactions.ctx, ticket.owner))
   return response
 }
 
@@ -150,21 +150,28 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
     : { method, target, headers, body: read?.body ?? null }
 }
 
-/** The journal's entry for a call: built whole, in the order the journal lists its fields. */
+/**
+ * The journal's entry for a call: built whole, in the order the journal lists its fields. Its
+ * `time` is the real clock's (the journal orders calls as they happened, whatever a test set),
+ * `orgTime` the time of its owner's clock (the mock's for a call of none).
+ */
 function entryOf(
   { method }: IncomingRequest,
   { status }: WireResponse,
   { path, call, shape }: Kept,
   started: number,
-  transactions: Transactions,
+  ctx: RuleContext,
+  owner: string | undefined,
 ): JournalEntry {
-  const time = formatTimestamp(transactions.ctx.now())
+  const time = formatTimestamp(ctx.real())
+  // While no clock is set, the owner's is the real one: the same text.
+  const orgTime = ctx.db.clocks.size === 0 ? time : formatTimestamp(ctx.now(owner))
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  if (call === undefined) return { time, method, path, status, durationMs }
+  if (call === undefined) return { time, orgTime, method, path, status, durationMs }
   const { operation, request: asked } = call
   return (
     shape === undefined
-      ? { time, method, path, status, durationMs, operation, request: asked }
-      : { time, method, path, status, durationMs, operation, request: asked, shape }
+      ? { time, orgTime, method, path, status, durationMs, operation, request: asked }
+      : { time, orgTime, method, path, status, durationMs, operation, request: asked, shape }
   ) as JournalEntry
 }

@@ -2,6 +2,7 @@ import type * as z from 'zod'
 import {
   apiKeyRecordSchema,
   certificateRecordSchema,
+  clockRecordSchema,
   learningPathRecordSchema,
   learningProgressRecordSchema,
   organisationRecordSchema,
@@ -46,6 +47,7 @@ export const collectionTable = describeCollections({
   organisationStarts: { schema: organisationStartRecordSchema, key: ['orgId'] },
   organisationShapes: { schema: organisationShapesRecordSchema, key: ['orgId'] },
   userShapes: { schema: userShapeRecordSchema, key: ['userId'], ofUser: true },
+  clocks: { schema: clockRecordSchema, key: ['orgId'] },
 })
 
 /** What {@link collectionTable} says of one collection. */

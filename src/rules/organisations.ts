@@ -55,6 +55,7 @@ export function startOfOrganisation(
   start.userGroups.push(...declared.userGroups)
   start.learningPaths.push(...declared.learningPaths)
   start.organisationShapes = declared.organisationShapes
+  start.clocks = declared.clocks
   start.apiKeys = [apiKeyRecord(apiKey, orgId)]
   const pathNames = new Map(start.learningPaths.map((p) => [p.learningPathId, p.name]))
   const users = Array.isArray(parsed.users) ? parsed.users : []

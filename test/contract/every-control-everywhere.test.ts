@@ -51,10 +51,16 @@ const calls: Calls = {
   queuedFaults: () => [],
   state: () => [],
   requests: ({ orgId }) => [{ orgId }],
+  clock: () => [],
+  setClock: () => [{ real: true }],
+  advanceClock: () => [0],
   'organisations.list': () => [],
   'organisations.create': () => [{ users: 1 }],
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
   'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
+  'organisations.clock': ({ orgId }) => [orgId],
+  'organisations.setClock': ({ orgId }) => [orgId, { frozenAt: '2030-01-01T00:00:00Z' }],
+  'organisations.advanceClock': ({ orgId }) => [orgId, 1000],
   'organisations.listUsers': ({ orgId }) => [orgId, { q: 'ada' }],
   'organisations.getUser': ({ orgId }) => [orgId, 'ada'],
   'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
@@ -73,6 +79,9 @@ const tenantCalls: TenantCalls = {
   requests: () => [],
   putUser: () => ['ada', { registrationStatus: 'archived' }],
   setShapes: () => ['full'],
+  clock: () => [],
+  setClock: () => [{ frozenAt: '2030-01-01T00:00:00Z' }],
+  advanceClock: () => [1500],
   listUsers: () => [{}],
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
@@ -133,6 +142,19 @@ describe('every row of the control table', () => {
     expect(overHttp.results['organisations.deleteUser']).toEqual({ id: 'ada', deleted: true })
     expect(inProcess.results['shapes.cases']).toEqual(overHttp.results['shapes.cases'])
     expect(overHttp.results.health).toEqual({ status: 'ok' })
+    for (const results of [inProcess.results, overHttp.results]) {
+      expect(results['organisations.advanceClock']).toEqual({
+        now: '2030-01-01T00:00:01.000Z',
+        mode: 'frozen',
+      })
+      expect(results.advanceClock).toMatchObject({ mode: 'running' })
+    }
+    for (const { tenantResults } of [inProcess, overHttp]) {
+      expect(tenantResults.advanceClock).toEqual({
+        now: '2030-01-01T00:00:01.500Z',
+        mode: 'frozen',
+      })
+    }
     expect(overHttp.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.getUser).toMatchObject({

@@ -68,6 +68,7 @@ describe('createMockApi', () => {
       | 'learningProgress'
       | 'certificates'
       | 'organisationStarts'
+      | 'clocks'
       | 'organisationShapes'
       | 'userShapes'
     >()
@@ -94,6 +95,7 @@ describe('createMockApi', () => {
         request: { orgId: string; id: string }
         status: number
         time: string
+        orgTime: string
       }[]
     >()
     expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()

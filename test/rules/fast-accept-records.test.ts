@@ -44,6 +44,10 @@ const valid: MockState = {
     { orgId: 'org-2', shapes: 'varied', variedUsers: 12 },
   ],
   userShapes: [{ userId: 'u-1', shapeCase: 'mixed-west' }],
+  clocks: [
+    { orgId: '', mode: 'running', at: '2030-01-01T00:00:00.000Z', since: at },
+    { orgId: 'org-1', mode: 'frozen', at: '2030-01-01T00:00:00.123Z', since: null },
+  ],
 }
 
 /** Values near every rule of the records: bounds, formats, enums, types. */
@@ -61,6 +65,8 @@ const nearValues: unknown[] = [
   '35-44',
   '65+',
   'varied',
+  'frozen',
+  'Frozen',
   // date-times: valid (a leap day, a fraction, Z, offsets) and not (no offset, a bad day, hour…)
   at,
   '2024-02-29T00:00:00Z',
