@@ -30,7 +30,7 @@ describe.skipIf(python === undefined)(
             env: { ...process.env, IDENTIFY_API_URL: server.url, PYTHONDONTWRITEBYTECODE: '1' },
           },
         )
-        expect(stdout).toMatch(/^15 passed in /m)
+        expect(stdout).toMatch(/^16 passed in /m)
         // Every test removed its tenant: only the seeded organisations are left.
         expect(server.core.credentials.map((c) => c.orgId)).toEqual(['org-1', 'org-2'])
       } finally {
