@@ -48,12 +48,24 @@ class Tenant:
         query = urllib.parse.urlencode({"orgId": self.org_id, "id": user_id})
         return control("GET", f"/__mock/user?{query}")
 
+    def freeze_clock(self, at):
+        """Stops this tenant's clock at `at` (ISO 8601); no other tenant's time moves."""
+        return control("PUT", f"/__mock/organisations/{self._path_id}/clock", {"frozenAt": at})
+
+    def advance_clock(self, ms):
+        """Moves this tenant's clock on by `ms`; the webhook retries then due are made first."""
+        return control("POST", f"/__mock/organisations/{self._path_id}/clock/advance", {"ms": ms})
+
     def reset(self):
         """Back to what it was created with; its calls and faults forgotten."""
         control("POST", "/__mock/reset", {"orgId": self.org_id})
 
     def remove(self):
-        control("DELETE", f"/__mock/organisations/{urllib.parse.quote(self.org_id, safe='')}")
+        control("DELETE", f"/__mock/organisations/{self._path_id}")
+
+    @property
+    def _path_id(self):
+        return urllib.parse.quote(self.org_id, safe="")
 
 
 @pytest.fixture

@@ -48,7 +48,7 @@ describe.skipIf(python === undefined)(
             },
           },
         )
-        expect(stdout).toMatch(/^15 passed in /m)
+        expect(stdout).toMatch(/^16 passed in /m)
         // The recipe printed the run's coverage once, as the server counted it.
         const { met, total } = server.core.coverage()
         expect(stdout.match(/identify-api-mock: the clients met/g)).toHaveLength(1)

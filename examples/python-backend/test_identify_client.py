@@ -1,6 +1,7 @@
 """The backend's client tested against the mock with pytest, in parallel (`pytest -n 4`): each test
 has a tenant of its own (see conftest.py), whose faults and reset touch no other test's."""
 
+import urllib.error
 import urllib.request
 
 import pytest
@@ -25,6 +26,18 @@ def test_the_web_view_url_signs_the_user_in(client):
     with urllib.request.urlopen(url, timeout=10) as page:
         assert page.status == 200
         assert "Grace" in page.read().decode()
+
+
+def test_a_cached_web_view_url_is_refused_after_the_token_ttl(client, tenant):
+    tenant.freeze_clock("2030-01-01T09:00:00Z")
+    cached = client.web_view_url("py-6")
+    tenant.advance_clock(301_000)
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(cached, timeout=10)
+    assert refused.value.code == 401
+    assert "This sign-in link has expired" in refused.value.read().decode()
+    with urllib.request.urlopen(client.web_view_url("py-6"), timeout=10) as page:
+        assert page.status == 200
 
 
 def test_delete_removes_the_user_and_tells_an_unknown_one(client):

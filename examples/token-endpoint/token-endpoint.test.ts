@@ -15,7 +15,8 @@ const endpoint = createTokenEndpoint({
   apiBaseUrl,
   apiKey: 'test-key',
   orgId: 'acme',
-  webViewUrl: 'https://learning.example/webview',
+  // The mock serves the platform's web view too: the URLs the endpoint answers open there.
+  webViewUrl: `${apiBaseUrl}/webview`,
 })
 let endpointUrl = ''
 
@@ -61,4 +62,25 @@ it('answers 502 when the API fails', async () => {
   const res = await fetch(endpointUrl, { method: 'POST', headers: { 'x-app-user': 'app-user-9' } })
   expect(res.status).toBe(502)
   expect((await api.state()).users.some((u) => u.id === 'app-user-9')).toBe(false)
+})
+
+it("has its token refused by the web view when held past the TTL of the tenant's time, and opened at once when minted on demand", async () => {
+  // Time in the test's hands: the organisation's clock stands still until the test moves it.
+  await api.organisations.setClock('acme', { frozenAt: '2030-01-01T09:00:00Z' })
+  const webViewUrl = async () => {
+    const res = await fetch(endpointUrl, { method: 'POST', headers: { 'x-app-user': 'app-10' } })
+    return (await res.json()).url as string
+  }
+
+  // A client that caches the URL and opens it 301 seconds later: the token has expired.
+  const cached = await webViewUrl()
+  await api.organisations.advanceClock('acme', 301_000)
+  const refused = await fetch(cached)
+  expect(refused.status).toBe(401)
+  expect(await refused.text()).toContain('This sign-in link has expired')
+
+  // The backend's own flow: mint when the web view opens, open it at once.
+  const opened = await fetch(await webViewUrl())
+  expect(opened.status).toBe(200)
+  expect(await opened.text()).toContain('Ada')
 })

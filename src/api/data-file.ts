@@ -8,6 +8,7 @@ import {
   registrationStatusSchema,
   userProfileInputSchema,
 } from './api-schemas.ts'
+import { clockStartSchema } from './clock-schemas.ts'
 import { latencySchema } from './latency.ts'
 import { shapesSchema } from './shape-cases.ts'
 
@@ -37,12 +38,13 @@ export const dataFileLimits = {
 
 /**
  * An organisation's own records, as a data file and `POST /__mock/organisations` declare them:
- * its user groups and learning paths, and its own answer shapes and latency.
+ * its user groups and learning paths, and its own answer shapes, latency and clock.
  */
 const organisationContentsShape = {
   name: textSchema.optional(),
   shapes: shapesSchema.optional(),
   latency: latencySchema.optional(),
+  clock: clockStartSchema.optional(),
   userGroups: z
     .array(z.strictObject({ groupId: itemIdSchema, name: textSchema.optional() }))
     .max(dataFileLimits.userGroups)

@@ -25,4 +25,5 @@ export const controlPaths = {
   shapes: '/__mock/shapes',
   coverage: '/__mock/coverage',
   failures: '/__mock/failures',
+  clock: '/__mock/clock',
 } as const

@@ -1,6 +1,12 @@
 import * as z from 'zod'
 import { deleteUserResponseSchema } from '../api/api-schemas.ts'
 import {
+  type ClockSetting,
+  clockAdvanceSchema,
+  clockReadingSchema,
+  clockSettingSchema,
+} from '../api/clock-schemas.ts'
+import {
   type OrganisationInput,
   organisationInputSchema,
   type PutUser,
@@ -257,6 +263,42 @@ export const controlTable = {
       }),
     },
   ),
+  clock: control({
+    method: 'GET',
+    path: controlPaths.clock,
+    summary:
+      "The mock's clock, which every organisation without a clock of its own follows: its time and mode (`real`, `frozen` or `running`).",
+    carry: 'none',
+    input: none,
+    output: clockReadingSchema,
+    status: 200,
+    args: () => ({}),
+    run: (core) => core.clocks.read(),
+  }),
+  setClock: control({
+    method: 'PUT',
+    path: controlPaths.clock,
+    summary:
+      "Sets the mock's clock: `frozenAt` (stands still), `startAt` (runs on from there) or `real`; a webhook retry waiting on it keeps what was left of its delay.",
+    carry: { bodyOf: 'setting' },
+    input: z.strictObject({ setting: clockSettingSchema }),
+    output: clockReadingSchema,
+    status: 200,
+    args: (setting: ClockSetting) => ({ setting }),
+    run: (core, { setting }) => core.clocks.set(undefined, setting),
+  }),
+  advanceClock: control({
+    method: 'POST',
+    path: `${controlPaths.clock}/advance`,
+    summary:
+      "Moves the mock's clock on by `ms`, and answers once every webhook delivery that falls due meanwhile has been attempted, in order.",
+    carry: 'body',
+    input: clockAdvanceSchema,
+    output: clockReadingSchema,
+    status: 200,
+    args: (ms: number) => ({ ms }),
+    run: (core, { ms }) => core.clocks.advance(undefined, ms),
+  }),
   organisations: {
     list: control({
       method: 'GET',
@@ -304,7 +346,7 @@ export const controlTable = {
       input: z.strictObject({
         orgId: orgIdParam,
         id: z.string().min(1).max(1024),
-        user: putUserSchema,
+        user: putUserSchema.describe('a data-file user'),
       }),
       output: userDetailsSchema,
       status: 201,
@@ -347,6 +389,48 @@ export const controlTable = {
       args: (orgId: string, shapes: Shapes) => ({ orgId, shapes }),
       tenant: { name: 'setShapes', args: (orgId, shapes: Shapes) => ({ orgId, shapes }) },
       run: (core, { orgId, shapes }) => core.organisations.setShapes(orgId, shapes),
+    }),
+    clock: control({
+      method: 'GET',
+      path: `${organisationPath}/clock`,
+      summary:
+        "The organisation's clock: its own, else the mock's it follows; its time and mode (`real`, `frozen` or `running`).",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      output: clockReadingSchema,
+      status: 200,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'clock', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.clocks.read(orgId),
+    }),
+    setClock: control({
+      method: 'PUT',
+      path: `${organisationPath}/clock`,
+      summary:
+        "Sets the organisation's own clock: `frozenAt`, `startAt`, or `real` (none of its own: it follows the mock's again).",
+      carry: { bodyOf: 'setting' },
+      input: z.strictObject({ orgId: orgIdParam, setting: clockSettingSchema }),
+      output: clockReadingSchema,
+      status: 200,
+      args: (orgId: string, setting: ClockSetting) => ({ orgId, setting }),
+      tenant: {
+        name: 'setClock',
+        args: (orgId, setting: ClockSetting) => ({ orgId, setting }),
+      },
+      run: (core, { orgId, setting }) => core.clocks.set(orgId, setting),
+    }),
+    advanceClock: control({
+      method: 'POST',
+      path: `${organisationPath}/clock/advance`,
+      summary:
+        "Moves the organisation's clock on by `ms` (one of its own from then on), and answers once every webhook delivery of it that falls due meanwhile has been attempted, in order.",
+      carry: 'body',
+      input: z.strictObject({ orgId: orgIdParam, ms: clockAdvanceSchema.shape.ms }),
+      output: clockReadingSchema,
+      status: 200,
+      args: (orgId: string, ms: number) => ({ orgId, ms }),
+      tenant: { name: 'advanceClock', args: (orgId, ms: number) => ({ orgId, ms }) },
+      run: (core, { orgId, ms }) => core.clocks.advance(orgId, ms),
     }),
     listUsers: control({
       method: 'GET',

@@ -151,7 +151,10 @@ export async function answerRequest(
   const wait =
     fault && failureKinds[fault.kind].delay.role !== 'before' ? delay - fault.delayMs : delay
   if (wait > 0) await sleep(wait)
-  journal.end(ticket, entryOf(request, response, kept, started, transactions, delay))
+  journal.end(
+    ticket,
+    entryOf(request, response, kept, started, transactions.ctx, ticket.owner, delay),
+  )
   countMet(deps.coverage, ticket.owner, matched?.route.operation, response.status, kept)
   // The call has taken its whole effect and kept it, or none: only now is its answer replaced.
   return fault === undefined || !matched ? response : failureAnswer(fault, response, matched.route)
@@ -210,23 +213,31 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
     : { method, target, headers, body: read?.body ?? null }
 }
 
-/** The journal's entry for a call: built whole, in the order the journal lists its fields. */
+/**
+ * The journal's entry for a call: built whole, in the order the journal lists its fields. Its
+ * `time` is the real clock's (the journal orders calls as they happened, whatever a test set),
+ * `orgTime` the time of its owner's clock (the mock's for a call of none).
+ */
 function entryOf(
   { method }: IncomingRequest,
   { status }: WireResponse,
   { path, call, shape, fault }: Kept,
   started: number,
-  transactions: Transactions,
+  ctx: RuleContext,
+  owner: string | undefined,
   delayMs: number,
 ): JournalEntry {
-  const time = formatTimestamp(transactions.ctx.now())
+  const time = formatTimestamp(ctx.real())
+  // While no clock is set, the owner's is the real one: the same text.
+  const orgTime = ctx.db.clocks.size === 0 ? time : formatTimestamp(ctx.now(owner))
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  if (call === undefined) return { time, method, path, status, durationMs, delayMs }
+  if (call === undefined) return { time, orgTime, method, path, status, durationMs, delayMs }
   const { operation, request } = call
   if (fault !== undefined) {
     const failure = journaledFailure(fault)
     return {
       time,
+      orgTime,
       method,
       path,
       status,
@@ -240,7 +251,7 @@ function entryOf(
   }
   return (
     shape === undefined
-      ? { time, method, path, status, durationMs, delayMs, operation, request }
-      : { time, method, path, status, durationMs, delayMs, operation, request, shape }
+      ? { time, orgTime, method, path, status, durationMs, delayMs, operation, request }
+      : { time, orgTime, method, path, status, durationMs, delayMs, operation, request, shape }
   ) as JournalEntry
 }

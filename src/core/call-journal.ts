@@ -19,6 +19,7 @@ export interface CallTicket {
 /** An entry as the journal keeps it: what it asked as the JSON text it was measured as. */
 interface Kept {
   time: string
+  orgTime: string
   method: string
   path: string
   status: number
@@ -195,7 +196,7 @@ export class CallJournal {
 
   /** `entry` as kept, measured; in the small form of a refused call when `refused`. */
   #keep(entry: JournalEntry, owner: string | undefined, refused: boolean): Kept {
-    const { time, method, status, durationMs, delayMs, operation, shape, failure } = entry
+    const { time, orgTime, method, status, durationMs, delayMs, operation, shape, failure } = entry
     let { path } = entry
     let request = operation === undefined ? undefined : JSON.stringify(entry.request)
     if (refused) {
@@ -205,6 +206,7 @@ export class CallJournal {
     const bytes = entryOverheadBytes + heldBytes(path) + (request ? heldBytes(request) : 0)
     return {
       time,
+      orgTime,
       method,
       path,
       status,
@@ -223,11 +225,23 @@ export class CallJournal {
 
 /** A kept entry as the journal lists it, its request parsed again. */
 function entryOf(kept: Kept): JournalEntry {
-  const { time, method, path, status, durationMs, delayMs, operation, request, shape, failure } =
-    kept
-  if (operation === undefined) return { time, method, path, status, durationMs, delayMs }
+  const {
+    time,
+    orgTime,
+    method,
+    path,
+    status,
+    durationMs,
+    delayMs,
+    operation,
+    request,
+    shape,
+    failure,
+  } = kept
+  if (operation === undefined) return { time, orgTime, method, path, status, durationMs, delayMs }
   return {
     time,
+    orgTime,
     method,
     path,
     status,
@@ -242,9 +256,20 @@ function entryOf(kept: Kept): JournalEntry {
 
 /** The JSON of {@link entryOf}`(kept)`, its request written as the text kept. */
 function jsonOf(kept: Kept): string {
-  const { time, method, path, status, durationMs, delayMs, operation, request, shape, failure } =
-    kept
-  const head = `{"time":${JSON.stringify(time)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${JSON.stringify(durationMs)},"delayMs":${JSON.stringify(delayMs)}`
+  const {
+    time,
+    orgTime,
+    method,
+    path,
+    status,
+    durationMs,
+    delayMs,
+    operation,
+    request,
+    shape,
+    failure,
+  } = kept
+  const head = `{"time":${JSON.stringify(time)},"orgTime":${JSON.stringify(orgTime)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${JSON.stringify(durationMs)},"delayMs":${JSON.stringify(delayMs)}`
   if (operation === undefined) return `${head}}`
   const tail =
     (shape === undefined ? '' : `,"shape":${JSON.stringify(shape)}`) +

@@ -25,6 +25,7 @@ export type CallOf<O extends Operation> = {
         request: AskedBy[K]
         status: number
         time: string
+        orgTime: string
         /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
         shape?: string
         /** Of a call a fault answered: its kind, its status and whether it took effect first. */
@@ -35,6 +36,7 @@ export type CallOf<O extends Operation> = {
         request: AskedBy[K]
         status: number
         time: string
+        orgTime: string
         /** Of a call a fault answered: its kind, its status and whether it took effect first. */
         failure?: JournaledFailure
       }
@@ -48,7 +50,10 @@ export type Call = CallOf<Operation>
  * API's routes matched also has its `operation` and `request`.
  */
 export type JournalEntry = {
+  /** When it was answered, on the real clock. */
   time: string
+  /** When it was answered, on the clock of the organisation that owns it (the mock's for none). */
+  orgTime: string
   method: string
   path: string
   /**
@@ -72,7 +77,12 @@ export type JournalEntry = {
  * @example journalEntrySchema.parse({ time, method: 'DELETE', path, status: 200, durationMs: 0.2, operation: 'delete', request: { orgId, id } })
  */
 export const journalEntrySchema = z.object({
-  time: z.string().describe('when the call was answered, ISO 8601'),
+  time: z.string().describe('when the call was answered, on the real clock, ISO 8601'),
+  orgTime: z
+    .string()
+    .describe(
+      "when the call was answered, on the clock of the organisation that owns it (the mock's for a call of none), ISO 8601",
+    ),
   method: z.string(),
   path: z.string().describe('without the query string; a secret in it is [redacted]'),
   status: z

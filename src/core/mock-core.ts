@@ -1,9 +1,11 @@
 import * as z from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { systemClock } from '../base/time.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, isGenerated, type MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
+import { startClocks } from '../model/declared-data.ts'
 import {
   type MockApiOptions,
   type ResolvedMockApiOptions,
@@ -17,6 +19,7 @@ import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
+import { ClockControls } from './clock-controls.ts'
 import { Coverage, type CoverageReport, deliveryItemId, eventItemId } from './coverage.ts'
 import { type FailureCase, failureCases } from './failure-cases.ts'
 import {
@@ -63,7 +66,12 @@ function startOf(
   if (!store) return { start: first, kept: isGenerated(first.state) ? undefined : first }
   const kept = isGenerated(first.state) ? undefined : seed(o)
   const seeded = kept ? () => kept : () => seed(o)
-  return { start: store.open(seeded, first.credentials, o.organisations), kept }
+  // A new file keeps the seed with its clocks started, as a load of it starts them.
+  const started = () => {
+    const { state, credentials } = seeded()
+    return { state: startClocks(state, (o.now ?? systemClock)()), credentials }
+  }
+  return { start: store.open(started, first.credentials, o.organisations), kept }
 }
 
 /**
@@ -139,6 +147,14 @@ export class MockCore {
   readonly failures: { cases(): FailureCase[] } = {
     cases: () => failureCases.map((c) => ({ ...c })),
   }
+  /**
+   * The clocks a test controls: the mock's (no `orgId`), and each organisation's own.
+   *
+   * @example
+   * await core.clocks.set('org-1', { frozenAt: '2030-01-01T00:00:00Z' })
+   * await core.clocks.advance('org-1', 301_000)
+   */
+  readonly clocks: ClockControls
   readonly #webhooks: Webhooks
   readonly #seed: Seed
   /** The data a reset goes back to, once built (see the constructor). */
@@ -178,6 +194,9 @@ export class MockCore {
       store,
     )
     this.#transactions = transactions
+    // Read at each use: a reset replaces the records, and the clocks with them.
+    const clocks = () => transactions.ctx.db.clocks
+    const realMs = () => transactions.ctx.real().getTime()
     this.#webhooks = new Webhooks({
       ended: (outcome, type, orgId) => {
         this.#coverage.count(orgId, deliveryItemId(outcome))
@@ -186,23 +205,29 @@ export class MockCore {
       endpoints: o.webhooks,
       retrySchedule: o.webhookRetrySchedule,
       timeoutMs: o.webhookTimeoutMs,
-      now: transactions.ctx.now,
+      real: () => transactions.ctx.real(),
+      clocks: {
+        timeOf: (orgId) => clocks().timeOf(orgId, realMs()),
+        standsStill: (orgId) => clocks().modeOf(orgId) === 'frozen',
+      },
       transport,
     })
     this.webhooks = this.#webhooks
     this.events = {
       raise: (input) =>
         transactions.exclusive(async () => {
-          const { db, now } = transactions.ctx
+          const ctx = transactions.ctx
+          const orgId = 'orgId' in input ? input.orgId : undefined
           const event = buildWebhookEvent(
             {
-              now,
-              user: (orgId, id) => db.users.get(orgId, id),
-              learningPathOf: (userId) => db.learningProgress.get(userId)?.learningPathId,
+              // The event happens on its organisation's clock.
+              now: () => ctx.now(orgId),
+              user: (orgId, id) => ctx.db.users.get(orgId, id),
+              learningPathOf: (userId) => ctx.db.learningProgress.get(userId)?.learningPathId,
             },
             input,
           )
-          this.#webhooks.publish(event, 'orgId' in input ? input.orgId : undefined)
+          this.#webhooks.publish(event, orgId)
           return event
         }),
     }
@@ -218,6 +243,11 @@ export class MockCore {
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
     })
     this.organisations = this.#tenants
+    this.clocks = new ClockControls({
+      transactions,
+      webhooks: this.#webhooks,
+      has: (orgId) => this.#tenants.has(orgId),
+    })
     this.#answerDeps = {
       transactions,
       coverage: this.#coverage,
@@ -230,9 +260,12 @@ export class MockCore {
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
     this.serving = transactions.exclusive(
-      transactions.load.bind(transactions, start.state, start.credentials, {
-        owns: kept === undefined,
-      }),
+      transactions.load.bind(
+        transactions,
+        startClocks(start.state, transactions.ctx.real()),
+        start.credentials,
+        { owns: kept === undefined },
+      ),
     )
     this.ready = this.serving.then(() => transactions.ctx.db.adopted)
     // Its failure is `serving`'s, which every request meets: a server that never awaits it
@@ -316,7 +349,8 @@ export class MockCore {
     const transactions = this.#transactions
     await transactions.exclusive(async () => {
       // The store first: if it fails, the records stay as the store has them.
-      const { state, credentials } = this.#dataset()
+      const { state: declared, credentials } = this.#dataset()
+      const state = startClocks(declared, transactions.ctx.real())
       transactions.store?.replace(state)
       const replaced = transactions.ctx.db
       await transactions.load(state, credentials)

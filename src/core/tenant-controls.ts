@@ -6,7 +6,7 @@ import { ApiError, InvalidInput } from '../base/errors.ts'
 import { hashSecret } from '../base/secrets.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
-import { organisationSlice } from '../model/declared-data.ts'
+import { organisationSlice, startClocks } from '../model/declared-data.ts'
 import { withUserIdsFree } from '../model/user-ids.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { setOrganisationShapes } from '../rules/answer-shapes.ts'
@@ -112,7 +112,8 @@ export class TenantControls {
           `Invalid request parameters: the mock would hold more than ${options.maxUsers} users, its limit (maxUsers, --max-users)`,
         )
       }
-      await db.add(start)
+      // Its clock starts now; a reset starts it again (its start keeps the declared instant).
+      await db.add(startClocks(start, ctx.real()))
       // Held in clear from now on: the journal redacts it wherever another call carries it.
       db.secretFingerprints.add(apiKey, hashSecret(apiKey))
       await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
@@ -176,7 +177,7 @@ export class TenantControls {
    */
   async reset(orgId: string): Promise<void> {
     const { transactions, dataset } = this.#deps
-    await transactions.transact(async ({ db, generateUserId }) => {
+    await transactions.transact(async ({ db, generateUserId, real }) => {
       if (!this.has(orgId)) throw new ApiError('notFound')
       const created = db.organisationStarts.get(orgId)
       const start: MockState = created
@@ -184,7 +185,7 @@ export class TenantControls {
         : organisationSlice(dataset().state, orgId)
       const startRecord = created && { orgId, records: created.records }
       db.removeOrganisation(orgId)
-      await db.add(withUserIdsFree(start, db.usersByUserId, generateUserId))
+      await db.add(withUserIdsFree(startClocks(start, real()), db.usersByUserId, generateUserId))
       // Its keys came back as hashes: those known in clear are held in clear again.
       for (const { apiKeys } of this.credentials.filter((c) => c.orgId === orgId)) {
         for (const key of apiKeys) db.secretFingerprints.add(key, hashSecret(key))

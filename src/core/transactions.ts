@@ -4,7 +4,7 @@ import { afterReadyInput } from '../base/time.ts'
 import { Database, type MockState, type PendingChanges } from '../model/database.ts'
 import type { Credentials, Dataset } from '../model/dataset.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
-import type { RuleContext } from '../rules/context.ts'
+import { type RuleContext, withDatabase } from '../rules/context.ts'
 
 /**
  * Where a mock keeps its records beyond the process: the standalone server's `--state-file`.
@@ -261,6 +261,6 @@ export class Transactions {
     for (const key of credentials.flatMap((c) => c.apiKeys)) {
       db.secretFingerprints.add(key, hashSecret(key))
     }
-    this.#ctx = { ...this.#ctx, db }
+    this.#ctx = withDatabase(this.#ctx, db)
   }
 }

@@ -38,6 +38,7 @@ export const inspectorHtml = `<!doctype html>
 <div id="panels" hidden>
 <section id="organisations" class="card">
   <h2>Organisations</h2>
+  <p id="mock-clock" class="muted"></p>
   <div id="org-list"></div>
 </section>
 
@@ -47,6 +48,7 @@ export const inspectorHtml = `<!doctype html>
     <label>Organisation <select id="org-select"></select></label>
     <label>Search <input id="search" type="search" placeholder="id, userId or name" maxlength="200"></label>
   </form>
+  <p id="org-clock" class="muted"></p>
   <p id="user-count" class="muted"></p>
   <div class="scroll">
     <table id="user-table">

@@ -2,6 +2,7 @@ import type * as z from 'zod'
 import {
   apiKeyRecordSchema,
   certificateRecordSchema,
+  clockRecordSchema,
   learningPathRecordSchema,
   learningProgressRecordSchema,
   organisationLatencyRecordSchema,
@@ -48,6 +49,7 @@ export const collectionTable = describeCollections({
   organisationShapes: { schema: organisationShapesRecordSchema, key: ['orgId'] },
   userShapes: { schema: userShapeRecordSchema, key: ['userId'], ofUser: true },
   organisationLatencies: { schema: organisationLatencyRecordSchema, key: ['orgId'] },
+  clocks: { schema: clockRecordSchema, key: ['orgId'] },
 })
 
 /** What {@link collectionTable} says of one collection. */

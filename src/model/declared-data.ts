@@ -3,10 +3,11 @@ import { profileOrNull } from '../api/profile-fields.ts'
 import { InvalidInput } from '../base/errors.ts'
 import { jsonPath } from '../base/issues.ts'
 import { hashSecret } from '../base/secrets.ts'
+import { clockRecordOf } from './clock-index.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
 import type { Credentials, Dataset } from './dataset.ts'
 import { emptyState, type MockState } from './mock-state.ts'
-import type { ApiKeyRecord, LearningPathRecord } from './records.ts'
+import type { ApiKeyRecord, ClockRecord, LearningPathRecord } from './records.ts'
 
 /**
  * How an API key is stored: its hash only.
@@ -70,19 +71,27 @@ export function userRecordsOf(
 
 /**
  * The records an organisation declares of itself: it, its user groups and learning paths, and its
- * own answer shapes.
+ * own answer shapes and clock (a clock running from an instant starts when it is loaded: see
+ * {@link startClocks}).
  */
 export function organisationRecordsOf(
   org: Omit<DataFileOrganisation, 'apiKeys'>,
 ): Pick<
   MockState,
-  'organisations' | 'userGroups' | 'learningPaths' | 'organisationShapes' | 'organisationLatencies'
+  | 'organisations'
+  | 'userGroups'
+  | 'learningPaths'
+  | 'organisationShapes'
+  | 'organisationLatencies'
+  | 'clocks'
 > {
   const { orgId } = org
+  const clock = org.clock && clockRecordOf(orgId, org.clock, null)
   return {
     organisations: [{ orgId, name: org.name ?? orgId }],
     organisationShapes: org.shapes ? [{ orgId, shapes: org.shapes, variedUsers: 0 }] : [],
     organisationLatencies: org.latency ? [{ orgId, latency: JSON.stringify(org.latency) }] : [],
+    clocks: clock ? [clock] : [],
     userGroups: (org.userGroups ?? []).map(({ groupId, name }) => ({
       orgId,
       groupId,
@@ -125,6 +134,7 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
     )
     replaceOrAdd(state.organisationShapes, declared.organisationShapes, (o) => o.orgId)
     replaceOrAdd(state.organisationLatencies, declared.organisationLatencies, (o) => o.orgId)
+    replaceOrAdd(state.clocks, declared.clocks, (c) => c.orgId)
     addKeys(dataset, org, credential ?? (credentials.at(-1) as Credentials), i)
   })
   const pathNames = new Map(state.learningPaths.map((p) => [pathKey(p), p.name]))
@@ -199,4 +209,22 @@ export function organisationSlice(state: MockState, orgId: string): MockState {
     )
   }
   return slice
+}
+
+/**
+ * `state` with each declared clock that runs from an instant (its `since` `null`) started at the
+ * real instant `real`: what a load, a reset or the creation of an organisation stores, so that the
+ * clock runs from then on, and a state file keeps when it started. `state` itself, unchanged,
+ * when it declares none: the declared data is kept as it is, for the next reset.
+ *
+ * @example startClocks(dataset.state, ctx.real()).clocks // each running clock with its `since`
+ */
+export function startClocks<S extends Partial<MockState>>(state: S, real: Date): S {
+  const declared = (clock: ClockRecord) => clock.mode === 'running' && clock.since === null
+  if (!state.clocks?.some(declared)) return state
+  const since = real.toISOString()
+  return {
+    ...state,
+    clocks: state.clocks.map((clock) => (declared(clock) ? { ...clock, since } : clock)),
+  }
 }

@@ -1,4 +1,5 @@
 import { timestampMs } from '../base/time.ts'
+import { ClockIndex } from './clock-index.ts'
 import {
   type CollectionName,
   type CredentialCollectionName,
@@ -103,7 +104,12 @@ export class IndexedRecords {
     (r) => r.userId,
   )
   readonly signInTokensByUserId = new GroupIndex(this.signInTokens, (r) => r.userId)
-  readonly signInTokensByExpiry = new TimeOrder(this.signInTokens, (r) => timestampMs(r.expiresAt))
+  /** Each organisation's tokens by expiry: each is swept at its own organisation's clock. */
+  readonly signInTokensByExpiry = new TimeOrder(
+    this.signInTokens,
+    (r) => timestampMs(r.expiresAt),
+    (r) => r.orgId,
+  )
   readonly webViewSessionsByUserId = new GroupIndex(this.webViewSessions, (r) => r.userId)
   readonly organisationStarts = new UniqueIndex<Stored<'organisationStarts'>>(
     this.collections.organisationStarts,
@@ -121,9 +127,14 @@ export class IndexedRecords {
     this.collections.userShapes,
     (r) => r.userId,
   )
-  readonly webViewSessionsByStart = new TimeOrder(this.webViewSessions, (r) =>
-    timestampMs(r.createdAt),
+  /** Each organisation's sessions by start: each is swept at its own organisation's clock. */
+  readonly webViewSessionsByStart = new TimeOrder(
+    this.webViewSessions,
+    (r) => timestampMs(r.createdAt),
+    (r) => r.orgId,
   )
+  /** The clocks a test set: the mock's, and the organisations' own. */
+  readonly clocks = new ClockIndex<Stored<'clocks'>>(this.collections.clocks)
   /** The secrets held in clear since the start, for the journal's redaction to find. */
   readonly secretFingerprints = new SecretFingerprints({
     apiKeys: this.collections.apiKeys,

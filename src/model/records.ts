@@ -130,6 +130,20 @@ export const organisationStartRecordSchema = z.strictObject({
   records: z.string(),
 })
 
+/**
+ * A clock a test controls: an organisation's own (`orgId`), or the mock's (`orgId` `""`, which no
+ * organisation can have). Frozen, it reads `at`; running, it read `at` at the real instant `since`
+ * and runs on at the real pace. A start declared (by a data file, `POST /__mock/organisations`) has
+ * `since` `null` until it is loaded: it runs from the moment its organisation starts, or starts
+ * again on a reset.
+ */
+export const clockRecordSchema = z.strictObject({
+  orgId: z.string(),
+  mode: z.enum(['frozen', 'running']),
+  at: dateTimeSchema,
+  since: dateTimeSchema.nullable(),
+})
+
 export type OrganisationRecord = z.infer<typeof organisationRecordSchema>
 export type ApiKeyRecord = z.infer<typeof apiKeyRecordSchema>
 export type UserRecord = z.infer<typeof userRecordSchema>
@@ -143,3 +157,4 @@ export type OrganisationShapesRecord = z.infer<typeof organisationShapesRecordSc
 export type UserShapeRecord = z.infer<typeof userShapeRecordSchema>
 export type OrganisationLatencyRecord = z.infer<typeof organisationLatencyRecordSchema>
 export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>
+export type ClockRecord = z.infer<typeof clockRecordSchema>

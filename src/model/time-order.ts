@@ -2,29 +2,68 @@ import type { ObservedRecords } from './indexes.ts'
 
 /**
  * The records of a collection in the order of a time they carry (a token's expiry, a session's
- * start), earliest first, whatever order they were created in: a min-heap that the collection
- * tells of every record created and removed, so that a sweep of expired records only ever looks
- * at the earliest one. Insertion order is not enough: a token issued under a longer TTL (before a
- * restart with another `--token-ttl`) or before the clock stepped back expires after later ones.
+ * start), earliest first, whatever order they were created in, apart for each group (each
+ * organisation: each reads its own clock, so what has expired for one says nothing of another's):
+ * a min-heap per group that the collection tells of every record created and removed, so that a
+ * sweep of expired records only ever looks at the earliest one of its group. Insertion order is not
+ * enough: a token issued under a longer TTL (before a restart with another `--token-ttl`) or
+ * before the clock stepped back expires after later ones.
  *
  * @example
- * const byExpiry = new TimeOrder(tokens, (token) => Date.parse(token.expiresAt))
- * for (let first = byExpiry.first(); first && first.ms <= now; first = byExpiry.first()) {
+ * const byExpiry = new TimeOrder(tokens, (token) => Date.parse(token.expiresAt), (token) => token.orgId)
+ * for (let first = byExpiry.first('org-1'); first && first.ms <= now; first = byExpiry.first('org-1')) {
  *   tokens.delete(first.record)
  * }
  */
 export class TimeOrder<R> {
-  readonly #heap: Array<{ ms: number; record: R }> = []
-  readonly #position = new Map<R, number>()
+  readonly #heaps = new Map<string, Heap<R>>()
+  readonly #groupOf: (record: R) => string
+  #size = 0
 
-  constructor(collection: ObservedRecords<R>, msOf: (record: R) => number) {
+  constructor(
+    collection: ObservedRecords<R>,
+    msOf: (record: R) => number,
+    groupOf: (record: R) => string = () => '',
+  ) {
+    this.#groupOf = groupOf
     collection.observe({
-      added: (record) => this.#add(record, msOf(record)),
-      removed: (record) => this.#remove(record),
+      added: (record) => {
+        const group = groupOf(record)
+        let heap = this.#heaps.get(group)
+        if (heap === undefined) {
+          heap = new Heap()
+          this.#heaps.set(group, heap)
+        }
+        heap.add(record, msOf(record))
+        this.#size++
+      },
+      removed: (record) => {
+        const group = this.#groupOf(record)
+        const heap = this.#heaps.get(group)
+        if (!heap?.remove(record)) return
+        this.#size--
+        if (heap.size === 0) this.#heaps.delete(group)
+      },
     })
   }
 
-  /** The earliest record and its time; `undefined` when the collection is empty. */
+  /** The earliest record of `group` and its time; `undefined` when the group has none. */
+  first(group = ''): { ms: number; record: R } | undefined {
+    return this.#heaps.get(group)?.first()
+  }
+
+  /** How many records there are, in every group. */
+  get size(): number {
+    return this.#size
+  }
+}
+
+/** Records by a time, earliest first: a binary min-heap that knows where each record is. */
+class Heap<R> {
+  readonly #heap: Array<{ ms: number; record: R }> = []
+  readonly #position = new Map<R, number>()
+
+  /** The earliest record and its time; `undefined` when there is none. */
   first(): { ms: number; record: R } | undefined {
     return this.#heap[0]
   }
@@ -33,21 +72,23 @@ export class TimeOrder<R> {
     return this.#heap.length
   }
 
-  #add(record: R, ms: number): void {
+  add(record: R, ms: number): void {
     this.#heap.push({ ms, record })
     this.#position.set(record, this.#heap.length - 1)
     this.#up(this.#heap.length - 1)
   }
 
-  #remove(record: R): void {
+  /** Removes `record`; whether it was here. */
+  remove(record: R): boolean {
     const index = this.#position.get(record)
-    if (index === undefined) return
+    if (index === undefined) return false
     this.#position.delete(record)
     const last = this.#heap.pop()
-    if (!last || index === this.#heap.length) return
+    if (!last || index === this.#heap.length) return true
     this.#heap[index] = last
     this.#position.set(last.record, index)
     this.#down(this.#up(index))
+    return true
   }
 
   /** Moves the entry at `index` up while it is earlier than its parent; where it ends. */

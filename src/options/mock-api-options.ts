@@ -121,7 +121,9 @@ export const mockApiOptionsSchema = z.strictObject({
   now: z
     .custom<Clock>((value) => typeof value === 'function')
     .optional()
-    .describe('the clock every timestamp and expiry comes from')
+    .describe(
+      "the real clock: what the mock's clocks read until a test sets one (api.setClock, PUT /__mock/clock), and what stays real whatever it sets (the journal's time, a webhook's svix-timestamp)",
+    )
     .meta({ noFlag: noFlag.function }),
   generateToken: z
     .custom<() => string>((value) => typeof value === 'function')

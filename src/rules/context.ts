@@ -17,7 +17,7 @@ export interface Answered<R> {
   outcome?: string
 }
 
-/** What every rule reads besides its arguments: the database, the clock and the options it obeys. */
+/** What every rule reads besides its arguments: the database, the clocks and the options it obeys. */
 export interface RuleContext
   extends Pick<
     ResolvedMockApiOptions,
@@ -34,7 +34,16 @@ export interface RuleContext
     | 'latency'
   > {
   db: Database
-  now: Clock
+  /**
+   * The real clock (the `now` option, else the system's): what a clock in `real` mode reads, and
+   * what stays real whatever a test sets (the journal's `time`, a webhook's `svix-timestamp`).
+   */
+  real: Clock
+  /**
+   * The time of the clock that organisation `orgId` reads: its own, else the mock's (the mock's
+   * for `undefined`), else the real one. Every time a rule stamps or compares is its owner's.
+   */
+  now(orgId: string | undefined): Date
   generateToken: () => string
   /** A fresh `userId` for a user that identify creates. */
   generateUserId: () => string
@@ -53,9 +62,11 @@ export interface RuleContext
  * const ctx = createRuleContext(resolveOptions({ maxUsers: 10 }), new Database())
  */
 export function createRuleContext(options: ResolvedMockApiOptions, db: Database): RuleContext {
+  const real = options.now ?? systemClock
   return {
     db,
-    now: options.now ?? systemClock,
+    real,
+    now: clocksOf(db, real),
     tokenTtlSeconds: options.tokenTtlSeconds,
     strictUserGroups: options.strictUserGroups,
     authFailureStatus: options.authFailureStatus,
@@ -72,4 +83,21 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     // A line a second of each kind, and a count of the rest: a flood of refused calls is one line.
     warn: rateLimitedLines((message) => console.error(`identify-api-mock: ${message}`)),
   }
+}
+
+/**
+ * `ctx` over the records of `db` (a load or a reset replaced them): the same context, its clocks
+ * those `db` keeps.
+ *
+ * @example transactions.ctx = withDatabase(ctx, new Database())
+ */
+export function withDatabase(ctx: RuleContext, db: Database): RuleContext {
+  return { ...ctx, db, now: clocksOf(db, ctx.real) }
+}
+
+/** The time of each organisation's clock among those `db` keeps, on `real`. */
+function clocksOf(db: Database, real: Clock): RuleContext['now'] {
+  const { clocks } = db
+  // No clock set: the real clock itself, at no cost beyond it.
+  return (orgId) => (clocks.size === 0 ? real() : new Date(clocks.timeOf(orgId, real().getTime())))
 }

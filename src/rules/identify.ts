@@ -52,7 +52,7 @@ export function identifyUser(
     throw new ApiError('internal')
   }
 
-  const at = ctx.now()
+  const at = ctx.now(orgId)
   const now = formatTimestamp(at)
   if (user && missingGroups.length === 0) {
     ctx.db.update('users', user, changesOf(data, userGroups, now))

@@ -56,6 +56,7 @@ export function startOfOrganisation(
   start.learningPaths.push(...declared.learningPaths)
   start.organisationShapes = declared.organisationShapes
   start.organisationLatencies = declared.organisationLatencies
+  start.clocks = declared.clocks
   start.apiKeys = [apiKeyRecord(apiKey, orgId)]
   const pathNames = new Map(start.learningPaths.map((p) => [p.learningPathId, p.name]))
   const users = Array.isArray(parsed.users) ? parsed.users : []

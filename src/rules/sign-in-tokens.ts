@@ -7,16 +7,20 @@ import { holdSecret } from './held-secrets.ts'
 import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
 
 /**
- * Issues a new sign-in token for `user` at `now` (the clock's time by default) and stores only its
- * hash. Earlier tokens of the user stay valid, up to `maxTokensPerUser` in all: a token beyond
- * drops the user's oldest, redeemed or not. Expired records (tokens, web-view sessions) are swept
- * first, so what is kept stays bounded.
+ * Issues a new sign-in token for `user` at `now` (its organisation's clock's time by default) and
+ * stores only its hash. Earlier tokens of the user stay valid, up to `maxTokensPerUser` in all: a
+ * token beyond drops the user's oldest, redeemed or not. The organisation's expired records
+ * (tokens, web-view sessions) are swept first, so what is kept stays bounded.
  *
  * @example
  * const token = mintSignInToken(ctx, user)
  */
-export function mintSignInToken(ctx: RuleContext, user: UserRecord, now = ctx.now()): string {
-  sweepExpired(ctx, now)
+export function mintSignInToken(
+  ctx: RuleContext,
+  user: UserRecord,
+  now = ctx.now(user.orgId),
+): string {
+  sweepExpired(ctx, user.orgId, now)
   makeRoomForOneMore(ctx.db.signInTokensByUserId.get(user.userId), ctx.maxTokensPerUser, (oldest) =>
     ctx.db.signInTokens.delete(oldest),
   )
@@ -60,10 +64,11 @@ export type RedeemResult = z.output<typeof redeemResultSchema>
 
 /**
  * What redeeming a sign-in token would give, changing nothing: the answer to a `HEAD` of the web
- * view, and the first half of {@link redeemSignInToken}.
+ * view, and the first half of {@link redeemSignInToken}. `now` is the time of `orgId`'s clock,
+ * compared with the expiry to the millisecond.
  *
  * @example
- * checkSignInToken(ctx, 'org-1', token, ctx.now()) // { ok: true, user, record } or { ok: false, reason }
+ * checkSignInToken(ctx, 'org-1', token, ctx.now('org-1')) // { ok: true, user, record } or { ok: false, reason }
  */
 export function checkSignInToken(
   ctx: RuleContext,
@@ -93,7 +98,7 @@ export function checkSignInToken(
  * if (result.ok) console.log(result.user.firstName)
  */
 export function redeemSignInToken(ctx: RuleContext, orgId: string, token: string): RedeemResult {
-  const now = ctx.now()
+  const now = ctx.now(orgId)
   const checked = checkSignInToken(ctx, orgId, token, now)
   if (!checked.ok) return checked
   const { record, user } = checked

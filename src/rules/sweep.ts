@@ -1,24 +1,26 @@
 import type { RuleContext } from './context.ts'
 
 /**
- * Drops the sign-in tokens and web-view sessions expired at `now`, earliest first: each
- * collection is kept in time order beside its insertion order, so a sweep looks only at records
- * it drops and one more, and one long-lived record never holds it back.
+ * Drops the sign-in tokens and web-view sessions of organisation `orgId` expired at `now` (its
+ * clock's time), earliest first: each organisation's are kept in time order beside their insertion
+ * order, so a sweep looks only at records it drops and one more, and one long-lived record never
+ * holds it back. Another organisation's clock may read another time: its records wait for its
+ * own calls.
  *
  * @example
- * sweepExpired(ctx, ctx.now())
+ * sweepExpired(ctx, 'org-1', ctx.now('org-1'))
  */
-export function sweepExpired(ctx: RuleContext, now: Date): void {
+export function sweepExpired(ctx: RuleContext, orgId: string, now: Date): void {
   const { db } = ctx
   const nowMs = now.getTime()
-  for (let first = db.signInTokensByExpiry.first(); first && first.ms <= nowMs; ) {
+  for (let first = db.signInTokensByExpiry.first(orgId); first && first.ms <= nowMs; ) {
     db.signInTokens.delete(first.record)
-    first = db.signInTokensByExpiry.first()
+    first = db.signInTokensByExpiry.first(orgId)
   }
   const startedBefore = nowMs - ctx.sessionTtlSeconds * 1000
-  for (let first = db.webViewSessionsByStart.first(); first && first.ms <= startedBefore; ) {
+  for (let first = db.webViewSessionsByStart.first(orgId); first && first.ms <= startedBefore; ) {
     db.webViewSessions.delete(first.record)
-    first = db.webViewSessionsByStart.first()
+    first = db.webViewSessionsByStart.first(orgId)
   }
 }
 

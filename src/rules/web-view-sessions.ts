@@ -6,16 +6,17 @@ import { holdSecret } from './held-secrets.ts'
 import { makeRoomForOneMore, sweepExpired } from './sweep.ts'
 
 /**
- * Opens a web-view session for `user`, valid for `sessionTtlSeconds`; returns the session id for
- * the cookie (stored hashed). Expired sessions and tokens are swept first, and the user keeps
- * `maxSessionsPerUser` sessions in all: a session beyond drops the user's oldest.
+ * Opens a web-view session for `user`, valid for `sessionTtlSeconds` of its organisation's clock;
+ * returns the session id for the cookie (stored hashed). The organisation's expired sessions and
+ * tokens are swept first, and the user keeps `maxSessionsPerUser` sessions in all: a session
+ * beyond drops the user's oldest.
  *
  * @example
  * const sessionId = openWebViewSession(ctx, user)
  */
 export function openWebViewSession(ctx: RuleContext, user: UserRecord): string {
-  const now = ctx.now()
-  sweepExpired(ctx, now)
+  const now = ctx.now(user.orgId)
+  sweepExpired(ctx, user.orgId, now)
   makeRoomForOneMore(
     ctx.db.webViewSessionsByUserId.get(user.userId),
     ctx.maxSessionsPerUser,
@@ -33,7 +34,7 @@ export function openWebViewSession(ctx: RuleContext, user: UserRecord): string {
 
 /**
  * The user a live web-view session cookie signs in, for that organisation; `undefined` if none
- * (or expired). Changes nothing: a `HEAD` may ask.
+ * (or expired at the organisation's clock's time). Changes nothing: a `HEAD` may ask.
  *
  * @example
  * const user = findWebViewSession(ctx, 'org-1', sessionId)
@@ -46,6 +47,6 @@ export function findWebViewSession(
   const session = ctx.db.webViewSessions.get(hashSecret(sessionId))
   if (!session || session.orgId !== orgId) return undefined
   const expiresMs = timestampMs(session.createdAt) + ctx.sessionTtlSeconds * 1000
-  if (expiresMs <= ctx.now().getTime()) return undefined
+  if (expiresMs <= ctx.now(orgId).getTime()) return undefined
   return ctx.db.usersByUserId.get(session.userId)
 }

@@ -97,7 +97,7 @@ export async function answerWebView(
 
   let user: UserRecord | undefined
   if (token && request.method === 'HEAD') {
-    const checked = checkSignInToken(ctx, orgId, token, ctx.now())
+    const checked = checkSignInToken(ctx, orgId, token, ctx.now(orgId))
     if (!checked.ok) return { response: refresh(checked.reason) }
     user = checked.user
   } else if (token) {

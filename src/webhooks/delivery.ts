@@ -17,7 +17,6 @@ import {
   webhookEndpointInputSchema,
 } from './webhook-schemas.ts'
 
-/** How a mock's webhooks behave: the endpoints given at start, the retries, the clock. */
 /**
  * How a delivery of one message to one endpoint may end, each with what it means.
  *
@@ -31,17 +30,38 @@ export const deliveryOutcomes = {
 
 export type DeliveryOutcome = keyof typeof deliveryOutcomes
 
+/** How a mock's webhooks behave: the endpoints given at start, the retries, the clocks. */
 export interface WebhookSettings {
   endpoints: readonly WebhookEndpointInput[]
-  /** The delays before each retry, in milliseconds, each counted from the attempt before it. */
+  /**
+   * The delays before each retry, in milliseconds, each counted from the attempt before it on the
+   * clock of the organisation the event was raised for.
+   */
   retrySchedule: readonly number[]
   /** How long one attempt may take before it counts as failed. */
   timeoutMs: number
-  now: Clock
+  /**
+   * The real clock: each attempt's `svix-timestamp`, which a receiver checks against its own clock
+   * (Svix's libraries refuse one more than 5 minutes away), whatever time a test set.
+   */
+  real: Clock
+  /** The clocks the retries follow. */
+  clocks: DeliveryClocks
   /** How attempts are sent: the global `fetch` (looked up at each attempt) unless given. */
   transport?: WebhookTransport | undefined
   /** Told how each delivery ended (not one cancelled), with its event's type and organisation. */
   ended?: (outcome: DeliveryOutcome, type: string, orgId: string | undefined) => void
+}
+
+/**
+ * The clock each delivery's retries follow: that of the organisation its event was raised for
+ * (the mock's for an event of none).
+ */
+export interface DeliveryClocks {
+  /** The time of the clock organisation `orgId` reads, in milliseconds. */
+  timeOf(orgId: string | undefined): number
+  /** Whether that clock stands still: no real time brings a retry due on it. */
+  standsStill(orgId: string | undefined): boolean
 }
 
 /**
@@ -101,13 +121,24 @@ interface Delivery {
   endpoint: Endpoint
   body: string
   signal: AbortSignal
+  /** The organisation the event was raised for: whose clock its retries follow. */
+  orgId: string | undefined
+  /** Its place among the deliveries: the order of those due at the same time. */
+  order: number
+  /** While it waits for a retry: when that is due, on its clock. */
+  dueMs?: number
+  /** While it waits for a retry on a clock that runs: the timer that makes it. */
   timer?: ReturnType<typeof setTimeout>
+  /** Its attempt queued or under way, if any. */
+  attempt?: Promise<void>
 }
 
 /**
  * Delivers events to the endpoints as Svix does: signed, retried on the schedule with the same
  * message id until a 2xx, first attempts in the order raised. Deliveries go out through the
- * settings' transport: the global `fetch` in-process, `node:http` in the standalone server.
+ * settings' transport: the global `fetch` in-process, `node:http` in the standalone server. The
+ * retries follow the clock of the event's organisation: a timer while it runs, nothing while it
+ * stands still, and what an advance of it brings due at once ({@link advance}).
  */
 export class Webhooks implements WebhookControls {
   readonly #settings: WebhookSettings
@@ -121,6 +152,7 @@ export class Webhooks implements WebhookControls {
   #waiters: Array<() => void> = []
   /** The organisation each delivery's event was raised for. */
   readonly #orgOf = new WeakMap<WebhookDelivery, string>()
+  #order = 0
 
   constructor(settings: WebhookSettings) {
     this.#settings = settings
@@ -137,7 +169,8 @@ export class Webhooks implements WebhookControls {
   remove(id: string): boolean {
     if (!this.#endpoints.delete(id)) return false
     for (const delivery of this.#pending) {
-      if (delivery.endpoint.id !== id || delivery.timer === undefined) continue
+      // One under way finds its endpoint gone when it ends.
+      if (delivery.endpoint.id !== id || delivery.dueMs === undefined) continue
       clearTimeout(delivery.timer)
       this.#finish(delivery)
     }
@@ -207,13 +240,82 @@ export class Webhooks implements WebhookControls {
       const record = { id, endpoint: endpoint.id, type: event.type, attempts: [], delivered: false }
       this.#deliveries.add(record)
       if (orgId !== undefined) this.#orgOf.set(record, orgId)
-      const delivery: Delivery = { record, endpoint, body, signal: this.#abort.signal }
+      const delivery: Delivery = {
+        record,
+        endpoint,
+        body,
+        signal: this.#abort.signal,
+        orgId,
+        order: this.#order++,
+      }
       this.#pending.add(delivery)
       const queue = this.#queues.get(endpoint.id) ?? Promise.resolve()
-      this.#queues.set(
-        endpoint.id,
+      // A first attempt goes out at once, whatever the clock.
+      const first = this.#track(
+        delivery,
         queue.then(() => this.#attempt(delivery)),
       )
+      this.#queues.set(endpoint.id, first)
+    }
+  }
+
+  /**
+   * Runs `change` (a clock set anew) and keeps, for each retry waiting on the clock of an
+   * organisation `affects` names, what was left of its delay: setting a clock is a jump, not time
+   * passing, so a jump ahead brings no retry due and one back strands none.
+   */
+  async retime<T>(
+    affects: (orgId: string | undefined) => boolean,
+    change: () => Promise<T>,
+  ): Promise<T> {
+    const left = new Map<Delivery, number>()
+    for (const delivery of this.#waiting(affects)) {
+      clearTimeout(delivery.timer)
+      left.set(delivery, Math.max(0, (delivery.dueMs as number) - this.#timeOf(delivery)))
+    }
+    try {
+      return await change()
+    } finally {
+      for (const [delivery, ms] of left) {
+        if (delivery.dueMs === undefined || !this.#pending.has(delivery)) continue
+        delivery.dueMs = this.#timeOf(delivery) + ms
+        this.#arm(delivery)
+      }
+    }
+  }
+
+  /**
+   * Runs `change` (a clock moved on), then attempts every delivery of the organisations `affects`
+   * names that falls due up to the clock's new time: in order of due time, one after another,
+   * each at its due time, so that a retry brought due by a failure in the same advance is made too.
+   * Resolves once each has been attempted; an attempt already queued or under way is awaited
+   * first, as what it gives decides what falls due next.
+   */
+  async advance(
+    affects: (orgId: string | undefined) => boolean,
+    change: () => Promise<void>,
+  ): Promise<void> {
+    for (const delivery of this.#waiting(affects)) clearTimeout(delivery.timer)
+    try {
+      await change()
+      for (;;) {
+        const underWay = [...this.#pending].flatMap((delivery) =>
+          delivery.attempt && affects(delivery.orgId) ? [delivery.attempt] : [],
+        )
+        if (underWay.length > 0) {
+          await Promise.all(underWay)
+          continue
+        }
+        let next: Delivery | undefined
+        for (const delivery of this.#waiting(affects)) {
+          if ((delivery.dueMs as number) > this.#timeOf(delivery)) continue
+          if (next === undefined || isBefore(delivery, next)) next = delivery
+        }
+        if (next === undefined) return
+        await this.#track(next, this.#attempt(next, next.dueMs))
+      }
+    } finally {
+      for (const delivery of this.#waiting(affects)) this.#arm(delivery)
     }
   }
 
@@ -227,20 +329,26 @@ export class Webhooks implements WebhookControls {
     return { ...endpoint, events: events ? [...events] : null }
   }
 
-  async #attempt(delivery: Delivery): Promise<void> {
+  /**
+   * One attempt of `delivery`, at `atMs` on its clock (an advance's due time), or at the clock's
+   * time; a failed one waits for the next retry, due its delay later on that clock.
+   */
+  async #attempt(delivery: Delivery, atMs?: number): Promise<void> {
     const { record, endpoint, body, signal } = delivery
+    clearTimeout(delivery.timer)
     delivery.timer = undefined
+    delivery.dueMs = undefined
     if (signal.aborted || !this.#pending.has(delivery)) return
     if (this.#endpoints.get(endpoint.id) !== endpoint) return this.#finish(delivery)
-    const now = this.#settings.now()
-    const timestamp = Math.floor(now.getTime() / 1000)
+    const at = atMs ?? this.#timeOf(delivery)
+    const timestamp = Math.floor(this.#settings.real().getTime() / 1000)
     const outcome = await this.#post(endpoint.url, body, signal, {
       'svix-id': record.id,
       'svix-timestamp': String(timestamp),
       'svix-signature': signWebhook(endpoint.key, record.id, timestamp, body),
     })
     if (signal.aborted || !this.#pending.has(delivery)) return
-    record.attempts.push({ at: now.toISOString(), ...outcome })
+    record.attempts.push({ at: new Date(at).toISOString(), ...outcome })
     if (outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300) {
       record.delivered = true
       this.#ended(record, record.attempts.length === 1 ? 'first-attempt' : 'after-retries')
@@ -251,9 +359,50 @@ export class Webhooks implements WebhookControls {
     if (delay === undefined || this.#endpoints.get(endpoint.id) !== endpoint) {
       return this.#finish(delivery)
     }
-    delivery.timer = setTimeout(() => void this.#attempt(delivery), delay)
+    delivery.dueMs = at + delay
+    // Made at its clock's time: the retry is its delay away (a retry an advance made is due when
+    // the clock reads its due time, which that advance may have passed already).
+    this.#arm(delivery, atMs === undefined ? delay : undefined)
+  }
+
+  /** Notes `attempt` as `delivery`'s attempt under way until it ends; gives it back. */
+  #track(delivery: Delivery, attempt: Promise<void>): Promise<void> {
+    const tracked: Promise<void> = attempt.finally(() => {
+      if (delivery.attempt === tracked) delivery.attempt = undefined
+    })
+    delivery.attempt = tracked
+    return tracked
+  }
+
+  /**
+   * Sets the timer of a delivery waiting for a retry, for when it falls due on its clock (`wait`
+   * milliseconds of real time, or until the clock reads its due time); none while that clock
+   * stands still (an advance makes the retry). A clock that runs runs at the real pace.
+   */
+  #arm(delivery: Delivery, wait?: number): void {
+    clearTimeout(delivery.timer)
+    delivery.timer = undefined
+    const { dueMs, orgId } = delivery
+    if (dueMs === undefined || this.#settings.clocks.standsStill(orgId)) return
+    delivery.timer = setTimeout(
+      () => void this.#track(delivery, this.#attempt(delivery)),
+      wait ?? Math.max(0, dueMs - this.#timeOf(delivery)),
+    )
     // A retry waiting for hours must not keep a test run or a CLI process alive on its own.
     ;(delivery.timer as { unref?: () => void }).unref?.()
+  }
+
+  /** The time of `delivery`'s clock. */
+  #timeOf(delivery: Delivery): number {
+    return this.#settings.clocks.timeOf(delivery.orgId)
+  }
+
+  /** The deliveries waiting for a retry, of the organisations `affects` names. */
+  #waiting(affects: (orgId: string | undefined) => boolean): Delivery[] {
+    return [...this.#pending].filter(
+      (delivery) =>
+        delivery.dueMs !== undefined && delivery.attempt === undefined && affects(delivery.orgId),
+    )
   }
 
   async #post(
@@ -291,6 +440,11 @@ export class Webhooks implements WebhookControls {
     this.#waiters = []
     for (const wake of waiters) wake()
   }
+}
+
+/** Whether `a` falls due before `b`: the earlier due time, then the one raised first. */
+function isBefore(a: Delivery, b: Delivery): boolean {
+  return (a.dueMs as number) < (b.dueMs as number) || (a.dueMs === b.dueMs && a.order < b.order)
 }
 
 /** Why an attempt got no answer, without the URL or anything else the error may carry. */

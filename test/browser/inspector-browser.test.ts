@@ -75,6 +75,26 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
+  it("shows the mock's clock and the chosen organisation's, live, and each call's time on its organisation's clock", async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await expect
+      .poll(() => page.locator('#mock-clock').textContent())
+      .toMatch(/^The mock's clock: real, 20\d\d-/)
+    await server.core.clocks.set('org-1', { frozenAt: '2031-03-04T05:06:07Z' })
+    try {
+      await expect
+        .poll(() => page.locator('#org-clock').textContent())
+        .toBe('Clock of org-1: frozen at 2031-03-04T05:06:07.000Z')
+      await expectIdentified(await identify('inspector-clock'))
+      const time = page.locator('#journal-table tbody tr').first().locator('td').first()
+      await expect.poll(() => time.textContent()).toContain('clock: 2031-03-04T05:06:07+00:00')
+    } finally {
+      await server.core.clocks.set('org-1', { real: true })
+    }
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
   it('queues a fault from the form, and the next identify answers it', async () => {
     const { context, page, problems } = await openInspector(browser, server.url)
     await page.locator('#panels').waitFor()

@@ -56,11 +56,17 @@ const calls: Calls = {
   redeemToken: ({ orgId }) => [orgId, 'not-a-token'],
   state: () => [],
   requests: ({ orgId }) => [{ orgId }],
+  clock: () => [],
+  setClock: () => [{ real: true }],
+  advanceClock: () => [0],
   'organisations.list': () => [],
   'organisations.create': () => [{ users: 1 }],
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
   'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
   'organisations.setLatency': ({ orgId }) => [orgId, { fixedMs: 0 }],
+  'organisations.clock': ({ orgId }) => [orgId],
+  'organisations.setClock': ({ orgId }) => [orgId, { frozenAt: '2030-01-01T00:00:00Z' }],
+  'organisations.advanceClock': ({ orgId }) => [orgId, 1000],
   'organisations.listUsers': ({ orgId }) => [orgId, { q: 'ada' }],
   'organisations.getUser': ({ orgId }) => [orgId, 'ada'],
   'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
@@ -87,6 +93,9 @@ const tenantCalls: TenantCalls = {
   redeemToken: () => ['not-a-token'],
   setShapes: () => ['full'],
   setLatency: () => [{ uniformMs: [0, 1] }],
+  clock: () => [],
+  setClock: () => [{ frozenAt: '2030-01-01T00:00:00Z' }],
+  advanceClock: () => [1500],
   listUsers: () => [{}],
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
@@ -161,6 +170,11 @@ describe('every row of the control table', () => {
       expect(results.queuedFaults).toEqual([
         expect.objectContaining({ operation: 'delete', status: 500 }),
       ])
+      expect(results['organisations.advanceClock']).toEqual({
+        now: '2030-01-01T00:00:01.000Z',
+        mode: 'frozen',
+      })
+      expect(results.advanceClock).toMatchObject({ mode: 'running' })
     }
     expect(overHttp.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.putUser).toEqual({ created: true })
@@ -185,6 +199,10 @@ describe('every row of the control table', () => {
           orgId: tenant.orgId,
         }),
       ])
+      expect(tenantResults.advanceClock).toEqual({
+        now: '2030-01-01T00:00:01.500Z',
+        mode: 'frozen',
+      })
     }
     // The tenant's remove ran last: its organisation is gone on both.
     await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })

@@ -20,6 +20,7 @@ describeProperties('MockCore.dispatch', dispatchWayIn, {
     expect(journal).toEqual([
       {
         time: '2025-06-01T09:00:00+00:00',
+        orgTime: '2025-06-01T09:00:00+00:00',
         method: c.method,
         path: pathOf(c.target),
         status: answer.status,

@@ -82,6 +82,7 @@ describe('createMockApi', () => {
       | 'learningProgress'
       | 'certificates'
       | 'organisationStarts'
+      | 'clocks'
       | 'organisationShapes'
       | 'userShapes'
       | 'organisationLatencies'
@@ -110,6 +111,7 @@ describe('createMockApi', () => {
         status: number
         time: string
         failure?: JournaledFailure
+        orgTime: string
       }[]
     >()
     expectTypeOf(api.calls('identify')[0]?.request).toEqualTypeOf<JsonValue | undefined>()

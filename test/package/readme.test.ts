@@ -272,6 +272,19 @@ describe('README and guides', () => {
       '`api.calls(operation?, { orgId })`',
       'never control calls',
       "every record that belongs to a user carries that user's `userId`",
+      '`GET /__mock/organisations/{orgId}/clock`',
+      '`{"real":true}`',
+      'an advance above 400 days',
+      '[2000-01-01, 2100-01-01)',
+      'An organisation with no clock of its own follows the mock',
+      'a reset of the whole mock, every clock to its start',
+      'a frozen clock reads the same instant after a restart',
+      'The `svix-timestamp` header and its signature',
+      'each entry adds `orgTime`',
+      'A first attempt goes out at once, whatever the clock',
+      'a retry that falls due because an earlier one in the same advance failed included',
+      'A tenant handle (in-process or over HTTP) moves only its own',
+      "each organisation's at its own clock",
     ]) {
       expect(documented).toContain(phrase)
     }

@@ -22,28 +22,31 @@ describe('api.calls()', () => {
     await api.fetch(`${origin}/webview?orgId=acme&token=secret-token`)
 
     const calls = api.calls()
+    const stamped = { time: expect.any(String), orgTime: expect.any(String) }
     expect(calls).toEqual([
       {
         operation: 'identify',
         request: { id: 'ada', orgId: 'acme', data: { firstName: 'Ada' } },
         status: 200,
         time: expect.stringMatching(/\+00:00$/),
+        // No clock set: the organisation's time is the real one.
+        orgTime: calls[0]?.time,
         shape: 'full',
       },
       // Refused before its key: its body is not read, on any way in.
-      { operation: 'identify', request: null, status: 401, time: expect.any(String) },
+      { operation: 'identify', request: null, status: 401, ...stamped },
       {
         operation: 'identify',
         request: { id: '', orgId: 'acme' },
         status: 400,
-        time: expect.any(String),
+        ...stamped,
       },
-      { operation: 'identify', request: null, status: 400, time: expect.any(String) },
+      { operation: 'identify', request: null, status: 400, ...stamped },
       {
         operation: 'delete',
         request: { orgId: 'acme', id: 'a/b' },
         status: 404,
-        time: expect.any(String),
+        ...stamped,
       },
     ])
     expect(api.calls('delete')).toEqual([calls[4]])

@@ -48,6 +48,10 @@ const valid: MockState = {
     { orgId: 'org-1', latency: '{"fixedMs":50}' },
     { orgId: 'org-2', latency: '{"medianMs":80,"p99Ms":900}' },
   ],
+  clocks: [
+    { orgId: '', mode: 'running', at: '2030-01-01T00:00:00.000Z', since: at },
+    { orgId: 'org-1', mode: 'frozen', at: '2030-01-01T00:00:00.123Z', since: null },
+  ],
 }
 
 /** Values near every rule of the records: bounds, formats, enums, types. */
@@ -67,6 +71,8 @@ const nearValues: unknown[] = [
   'varied',
   '{"fixedMs":5}',
   '{"uniformMs":[9,3]}',
+  'frozen',
+  'Frozen',
   // date-times: valid (a leap day, a fraction, Z, offsets) and not (no offset, a bad day, hour…)
   at,
   '2024-02-29T00:00:00Z',

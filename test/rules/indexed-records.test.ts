@@ -57,6 +57,7 @@ function organisation(orgId: string): MockState {
     organisationStarts: [{ orgId, records: '{}' }],
     organisationShapes: [{ orgId, shapes: null, variedUsers: 0 }],
     userShapes: [{ userId, shapeCase: 'nulls' }],
+    clocks: [{ orgId, mode: 'frozen', at: '2030-01-01T00:00:00.000Z', since: null }],
   }
 }
 
@@ -95,13 +96,18 @@ describe('IndexedRecords', () => {
     expect(token).toEqual(given.signInTokens[0])
     expect(token).not.toBe(given.signInTokens[0])
     expect(records.signInTokensByUserId.get('acme-user-1')).toEqual([token])
-    expect(records.signInTokensByExpiry.first()).toEqual({
+    expect(records.signInTokensByExpiry.first('acme')).toEqual({
       ms: Date.parse('2026-01-01T12:05:00Z'),
       record: token,
     })
+    // Each organisation's apart: each is swept at its own clock.
+    expect(records.signInTokensByExpiry.first('other')).toBeUndefined()
     const session = records.webViewSessions.get('acme-session-hash')
     expect(records.webViewSessionsByUserId.get('acme-user-1')).toEqual([session])
-    expect(records.webViewSessionsByStart.first()?.record).toBe(session)
+    expect(records.webViewSessionsByStart.first('acme')?.record).toBe(session)
+    expect(records.clocks.get('acme')).toEqual(given.clocks[0])
+    expect(records.clocks.timeOf('acme', Date.now())).toBe(Date.parse('2030-01-01T00:00:00Z'))
+    expect(records.clocks.modeOf('other')).toBe('real')
     expect(records.organisationStarts.get('acme')?.records).toBe('{}')
     expect(records.organisationShapes.get('acme')?.variedUsers).toBe(0)
     expect(records.userShapes.get('acme-user-1')?.shapeCase).toBe('nulls')
@@ -143,7 +149,8 @@ describe('IndexedRecords', () => {
     expect(records.certificates.get('a-user-1')).toEqual([])
     expect(records.signInTokens.get('a-token-hash')).toBeUndefined()
     expect(records.signInTokensByUserId.get('a-user-1')).toEqual([])
-    expect(records.signInTokensByExpiry.first()?.record.userId).toBe('b-user-1')
+    expect(records.signInTokensByExpiry.first('a')).toBeUndefined()
+    expect(records.signInTokensByExpiry.first('b')?.record.userId).toBe('b-user-1')
     expect(records.webViewSessionsByUserId.get('a-user-1')).toEqual([])
     expect(records.userShapes.get('a-user-1')).toBeUndefined()
     // The user itself is the rule's to remove; its organisation's groups stay.
@@ -162,6 +169,7 @@ describe('IndexedRecords', () => {
       organisationStarts: 2,
       organisationShapes: 2,
       userShapes: 1,
+      clocks: 2,
     })
   })
 

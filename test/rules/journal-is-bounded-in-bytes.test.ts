@@ -20,6 +20,7 @@ const kib = 1024
 /** An identify refused 400 whose body is an array of `n` empty objects: `[{},{},…]`. */
 const floodEntry = (n: number): JournalEntry => ({
   time: '2025-01-01T00:00:00+00:00',
+  orgTime: '2025-01-01T00:00:00+00:00',
   method: 'POST',
   path: '/api/v1/users/identify',
   status: 400,
@@ -30,6 +31,7 @@ const floodEntry = (n: number): JournalEntry => ({
 })
 const deleteEntry = (id: string, status = 404): JournalEntry => ({
   time: '2025-01-01T00:00:00+00:00',
+  orgTime: '2025-01-01T00:00:00+00:00',
   method: 'DELETE',
   path: `/api/v1/users/acme/${id}`,
   status,
@@ -137,6 +139,7 @@ describe('reading', () => {
     keep(journal, 'a', { ...deleteEntry('a/b'), status: 200 })
     keep(journal, undefined, {
       time: '2025-01-01T00:00:01+00:00',
+      orgTime: '2025-01-01T00:00:01+00:00',
       method: 'GET',
       path: '/api/nowhere',
       status: 404,
@@ -145,6 +148,7 @@ describe('reading', () => {
     })
     keep(journal, 'b', {
       time: '2025-01-01T00:00:02+00:00',
+      orgTime: '2025-01-01T00:00:02+00:00',
       method: 'POST',
       path: '/api/v1/users/identify',
       status: 200,

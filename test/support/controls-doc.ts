@@ -22,6 +22,12 @@ function fieldsOf(schema: z.ZodType | undefined, leaveOut: readonly string[] = [
   return `{${names.join(',')}}`
 }
 
+/** A body that is the value of one field of the input: its description, or its fields. */
+function bodyOf(input: z.ZodType, field: string): string {
+  const schema = input instanceof z.ZodObject ? (input.shape[field] as z.ZodType) : undefined
+  return schema?.description ? `body: ${schema.description}` : `body \`${fieldsOf(schema)}\``
+}
+
 /** The control table as the guide shows it: a row per control, its method, path, input and answer. */
 export function controlsTable(): string {
   const rows = controlRows().map(({ name, row }) => {
@@ -34,7 +40,7 @@ export function controlsTable(): string {
         : carry === 'body'
           ? `body \`${fieldsOf(row.input, params)}\``
           : typeof carry === 'object'
-            ? 'body: a data-file user'
+            ? bodyOf(row.input, carry.bodyOf)
             : ''
     const tenant = row.tenant ? `, \`tenant.${row.tenant.name}\`` : ''
     return `| \`${row.method} ${path}\` | ${cell(input)} | ${row.status} | \`${name}\`${tenant} | ${cell(row.summary)} |`

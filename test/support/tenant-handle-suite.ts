@@ -245,6 +245,25 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect((await tenant.requests()).at(-1)).toMatchObject({ delayMs: 5 })
           await tenant.setLatency(null)
         },
+        clock: async (tenant) => {
+          // The other tenant's clock, set in its own run, is not this one's: it follows the mock's.
+          expect(await tenant.clock()).toMatchObject({ mode: 'real' })
+        },
+        setClock: async (tenant) => {
+          expect(await tenant.setClock({ frozenAt: '2030-01-01T00:00:00Z' })).toEqual({
+            now: '2030-01-01T00:00:00.000Z',
+            mode: 'frozen',
+          })
+        },
+        advanceClock: async (tenant) => {
+          const token = await tokenOf(tenant, 'ada')
+          expect(await tenant.advanceClock(301_000)).toEqual({
+            now: '2030-01-01T00:05:01.000Z',
+            mode: 'frozen',
+          })
+          expect(await tenant.redeemToken(token)).toEqual({ ok: false, reason: 'expired' })
+          await tenant.setClock({ real: true })
+        },
         reset: async (tenant) => {
           await tenant.reset()
           expect(await tenant.calls()).toEqual([])

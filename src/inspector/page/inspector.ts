@@ -6,6 +6,7 @@
  * what a poll renders is never older than the action before it. It imports only types of the
  * server's modules.
  */
+import type { ClockReading } from '../../api/clock-schemas.ts'
 import type { QueuedFaultView } from '../../core/faults.ts'
 import type { JournalEntry } from '../../core/journal.ts'
 import type { Credentials } from '../../model/dataset.ts'
@@ -474,7 +475,14 @@ async function loadJournal(): Promise<boolean> {
     .reverse()
     .map((entry) =>
       el('tr', {}, [
-        el('td', { className: 'mono', text: entry.time }),
+        el(
+          'td',
+          { className: 'mono' },
+          // The organisation's clock, when a test set it apart from the real one.
+          entry.orgTime === entry.time
+            ? [entry.time]
+            : [entry.time, el('div', { className: 'muted', text: `clock: ${entry.orgTime}` })],
+        ),
         el('td', { text: entry.method }),
         el('td', { className: 'mono', text: entry.path }),
         el('td', {
@@ -492,6 +500,24 @@ async function loadJournal(): Promise<boolean> {
     )
   tbody('journal-table').replaceChildren(...rows)
   return true
+}
+
+// Clocks
+
+/** A clock as the page words it: `frozen at …`, `running, …`, `real, …`. */
+function clockText({ now, mode }: ClockReading): string {
+  return mode === 'frozen' ? `frozen at ${now}` : `${mode}, ${now}`
+}
+
+async function loadClocks(): Promise<void> {
+  const mock = await control<ClockReading>('GET', config.paths.clock)
+  div('mock-clock').textContent = `The mock's clock: ${clockText(mock)}`
+  if (!view.orgId) return
+  const own = await control<ClockReading>(
+    'GET',
+    `${config.paths.organisations}/${encodeURIComponent(view.orgId)}/clock`,
+  )
+  div('org-clock').textContent = `Clock of ${view.orgId}: ${clockText(own)}`
 }
 
 // Faults
@@ -693,6 +719,7 @@ button('confirm-reset').addEventListener('click', () => {
 
 async function refresh(): Promise<void> {
   const changed = await loadJournal()
+  await loadClocks()
   await loadFaults()
   if (changed) {
     await loadUsers()
