@@ -16,9 +16,9 @@
 import type { OrganisationInput } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
 import type { Tenant } from '../control/control-surfaces.ts'
-import type { RunningServer } from '../server/server.ts'
 import {
   missingSetup,
+  type SharedServer,
   type SharedServerOptions,
   sharedServerOptions,
   startSharedServer,
@@ -35,7 +35,7 @@ export type { SharedServerOptions } from './shared-server.ts'
 const urlVariable = 'IDENTIFY_API_MOCK_SHARED_URL'
 
 /** What the global setup and teardown share: they run in one process, the workers in others. */
-const shared = globalThis as { identifyApiMockSharedServer?: RunningServer }
+const shared = globalThis as { identifyApiMockSharedServer?: SharedServer }
 
 /**
  * jest's `globalSetup`: starts one server for the run (on a free loopback port unless the options
@@ -48,19 +48,21 @@ export default async function globalSetup(
   _globalConfig: unknown,
   projectConfig: { globals?: { identifyApiMockServer?: SharedServerOptions } },
 ): Promise<void> {
-  const { url, server } = await startSharedServer(projectConfig.globals?.identifyApiMockServer)
+  const server = await startSharedServer(projectConfig.globals?.identifyApiMockServer)
   shared.identifyApiMockSharedServer = server
-  process.env[urlVariable] = url
+  process.env[urlVariable] = server.url
 }
 
 /**
- * jest's `globalTeardown` (through `identify-api-mock/jest-server-teardown`): stops the server.
+ * jest's `globalTeardown` (through `identify-api-mock/jest-server-teardown`): prints the run's
+ * contract coverage (and writes and checks it as `coverage` asks), then stops the server.
  *
  * @example await stopSharedServer()
  */
 export async function stopSharedServer(): Promise<void> {
-  await shared.identifyApiMockSharedServer?.close()
+  const server = shared.identifyApiMockSharedServer
   shared.identifyApiMockSharedServer = undefined
+  await server?.finish()
 }
 
 /**

@@ -61,17 +61,18 @@ const setupLine = "globalSetup: ['identify-api-mock/vitest-server']"
  * vitest's `globalSetup`: starts one server for the run (on a free loopback port unless the
  * options give one), with the options of `provide.identifyApiMockServer` and the
  * `IDENTIFY_API_MOCK_*` variables, provides its URL to the workers as `identifyApiMockUrl`, and
- * stops it at the end.
+ * at the end prints the run's contract coverage (and writes and checks it as `coverage` asks),
+ * then stops it.
  *
  * @example
  * export default defineConfig({ test: { globalSetup: ['identify-api-mock/vitest-server'] } })
  */
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
-  const { url, server } = await startSharedServer(
+  const { url, finish } = await startSharedServer(
     project.getProvidedContext().identifyApiMockServer,
   )
   project.provide('identifyApiMockUrl', url)
-  return () => server.close()
+  return finish
 }
 
 /**

@@ -15,7 +15,9 @@ import { freePort } from '../support/free-port.ts'
  * outside the repository: today's vitest with four workers on the shared server, on the port an
  * environment variable gives (as a CI job with a port range does), eight test files each with its
  * own tenant, three runs in a row (the many-tests guide's config and test file as they stand), and
- * the same with jest; a test file run without the setup fails with the one line naming it; and the
+ * the same with jest; each run ends with the table of its contract coverage, writes it as JSON and
+ * Markdown when the environment asks, and fails under a threshold; a test file run without the
+ * setup fails with the one line naming it; and the
  * Testcontainers module with only the package, `testcontainers` and the engine, its image built
  * from the installed package (the container guide's block as it stands).
  */
@@ -83,6 +85,44 @@ function project(name: string, files: Record<string, string>) {
   return dir
 }
 
+/** The variables that ask the end of a run for its contract coverage as JSON and Markdown. */
+const coverageFiles = (dir: string) => ({
+  IDENTIFY_API_MOCK_COVERAGE_JSON: join(dir, 'coverage/identify-api-mock.json'),
+  IDENTIFY_API_MOCK_COVERAGE_MARKDOWN: join(dir, 'coverage/identify-api-mock.md'),
+})
+
+/**
+ * The end of a run printed its contract coverage; in round 2, where {@link coverageFiles} asked,
+ * the JSON and the Markdown hold the same figures.
+ */
+function expectCoverage(stdout: string, dir: string, round: number) {
+  const printed = stripVTControlCharacters(stdout).match(
+    /identify-api-mock: the clients met (\d+) of (\d+) answers the API may give/,
+  )
+  expect({ round, printed: printed?.slice(1).map(Number) }).toEqual({
+    round,
+    printed: [expect.any(Number), expect.any(Number)],
+  })
+  if (round !== 2) return
+  const files = coverageFiles(dir)
+  const json = JSON.parse(readFileSync(files.IDENTIFY_API_MOCK_COVERAGE_JSON, 'utf8'))
+  expect([json.met, json.total]).toEqual(printed?.slice(1).map(Number))
+  expect(json.met).toBeGreaterThan(2)
+  expect(readFileSync(files.IDENTIFY_API_MOCK_COVERAGE_MARKDOWN, 'utf8')).toContain(
+    `The clients met **${json.met} of ${json.total}** answers the API may give.`,
+  )
+}
+
+/** A threshold no suite of the guide's test files meets: none of them raises a webhook event. */
+const threshold = { IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'webhooks=100' }
+
+/** The run under {@link threshold} failed, saying which group fell short. */
+function expectBelowThreshold({ code, output }: { code: number; output: string }) {
+  expect(code).toBe(1)
+  expect(output).toContain('identify-api-mock: contract coverage below its threshold:')
+  expect(output).toMatch(/webhooks: 0 % of its answers met \(0\/\d+\), below 100 %/)
+}
+
 describe('the harness entries of the packed package', () => {
   let tarball = ''
   beforeAll(async () => {
@@ -113,14 +153,26 @@ describe('the harness entries of the packed package', () => {
       'no-setup/tenant.spec.ts': testFile,
     })
     await npm(['install', '-D', 'vitest', tarball], dir)
+    const vitest = [
+      'node_modules/vitest/vitest.mjs',
+      'run',
+      '--maxWorkers',
+      '4',
+      '--exclude',
+      'no-setup/**',
+    ]
     for (let round = 1; round <= 3; round++) {
       const port = await freePort()
-      const { stdout } = await run(
-        node26,
-        ['node_modules/vitest/vitest.mjs', 'run', '--maxWorkers', '4', '--exclude', 'no-setup/**'],
-        { cwd: dir, env: { ...env, IDENTIFY_API_MOCK_PORT: String(port) } },
-      )
+      const { stdout } = await run(node26, vitest, {
+        cwd: dir,
+        env: {
+          ...env,
+          IDENTIFY_API_MOCK_PORT: String(port),
+          ...(round === 2 && coverageFiles(dir)),
+        },
+      })
       const report = stripVTControlCharacters(stdout)
+      expectCoverage(report, dir, round)
       expect({ round, files: report.match(/Test Files +(.*)/)?.[1] }).toEqual({
         round,
         files: '9 passed (9)',
@@ -129,6 +181,7 @@ describe('the harness entries of the packed package', () => {
       const tests = 8 * 4 + 2 * shapeCases.length
       expect(report).toMatch(new RegExp(`Tests +${tests} passed \\(${tests}\\)`))
     }
+    expectBelowThreshold(await runToEnd(vitest, { cwd: dir, env: { ...env, ...threshold } }))
     const failed = await runToEnd(['../node_modules/vitest/vitest.mjs', 'run'], {
       cwd: join(dir, 'no-setup'),
       env,
@@ -160,16 +213,23 @@ describe('the harness entries of the packed package', () => {
     for (let round = 1; round <= 3; round++) {
       const port = await freePort()
       const args = [...jest, '--maxWorkers', '4', '--testPathIgnorePatterns', '/no-setup/']
-      const { stderr } = await run(node26, args, {
+      const { stdout, stderr } = await run(node26, args, {
         cwd: dir,
-        env: { ...env, IDENTIFY_API_MOCK_PORT: String(port) },
+        env: {
+          ...env,
+          IDENTIFY_API_MOCK_PORT: String(port),
+          ...(round === 2 && coverageFiles(dir)),
+        },
       })
+      expectCoverage(stdout, dir, round)
       expect({ round, suites: stderr.match(/Test Suites: +(.*)/)?.[1] }).toEqual({
         round,
         suites: '8 passed, 8 total',
       })
       expect(stderr).toMatch(/Tests: +24 passed, 24 total/)
     }
+    const args = [...jest, '--maxWorkers', '4', '--testPathIgnorePatterns', '/no-setup/']
+    expectBelowThreshold(await runToEnd(args, { cwd: dir, env: { ...env, ...threshold } }))
     const failed = await runToEnd(jest, { cwd: join(dir, 'no-setup'), env })
     expect(failed.code).toBe(1)
     expect(failed.output).toContain(
@@ -202,7 +262,7 @@ describe('the harness entries of the packed package', () => {
             env: { ...env, IDENTIFY_API_URL: url, PYTHONDONTWRITEBYTECODE: '1' },
           },
         )
-        expect(stdout).toMatch(/^15 passed in /m)
+        expect(stdout).toMatch(/^16 passed in /m)
       } finally {
         const exited = new Promise((resolve) => server.once('exit', resolve))
         server.kill('SIGTERM')
