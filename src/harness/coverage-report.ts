@@ -30,8 +30,9 @@ export const coverageVariables = {
 } as const
 
 /**
- * `given` with what the environment sets where `given` is silent: a variable never overrides the
- * config. A threshold list that cannot be read throws, naming the variable.
+ * `given` with what the environment sets over it: as the server's own `IDENTIFY_API_MOCK_*`
+ * variables, a variable wins over the config (the config is the project's, the environment the
+ * job's). A threshold list that cannot be read throws, naming the variable.
  *
  * @example coverageOptionsFrom({}, { IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=100' })
  */
@@ -41,10 +42,10 @@ export function coverageOptionsFrom(
 ): CoverageOptions {
   const thresholds = env[coverageVariables.thresholds]
   return {
+    ...given,
     ...(env[coverageVariables.json] && { json: env[coverageVariables.json] }),
     ...(env[coverageVariables.markdown] && { markdown: env[coverageVariables.markdown] }),
     ...(thresholds && { thresholds: parseThresholds(thresholds) }),
-    ...given,
   }
 }
 
