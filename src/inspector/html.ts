@@ -103,6 +103,21 @@ export const inspectorHtml = `<!doctype html>
   <p id="case-summary" class="muted"></p>
 </section>
 
+<section id="coverage" class="card">
+  <h2>Coverage <span class="muted">(what the clients met of every answer the API may give, this run)</span></h2>
+  <p id="coverage-summary"></p>
+  <div class="scroll">
+    <table id="coverage-groups">
+      <thead><tr><th>Group</th><th>Met</th><th>Total</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <h3>Never met</h3>
+  <ul id="coverage-never"></ul>
+  <h3>Met</h3>
+  <ul id="coverage-met"></ul>
+</section>
+
 <section id="webhooks" class="card">
   <h2>Webhooks</h2>
   <p id="webhook-empty" class="muted" hidden>No webhook endpoint. Start the server with

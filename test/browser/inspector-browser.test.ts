@@ -138,6 +138,29 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
+  it("shows what the chosen organisation's calls met of the answer space, live, and what they never met", async () => {
+    server.core.clearCoverage()
+    const { context, page, problems } = await openInspector(browser, server.url)
+    const total = server.core.coverage().total
+    await expect
+      .poll(() => page.locator('#coverage-summary').textContent())
+      .toBe(`The calls of org-1 met 0 of ${total} answers the API may give.`)
+    await expectIdentified(await identify('coverage-new'))
+    await expect
+      .poll(() => page.locator('#coverage-summary').textContent())
+      .toBe(`The calls of org-1 met 1 of ${total} answers the API may give.`)
+    expect(await page.locator('#coverage-met').textContent()).toBe(
+      'identify.200.created 200: a user created, with its first sign-in token (1×)',
+    )
+    const never = await page.locator('#coverage-never li').allTextContents()
+    expect(never).toHaveLength(total - 1)
+    expect(never).toContain('delete.404 404 User not found')
+    const identifyRow = page.locator('#coverage-groups tbody tr').first()
+    expect(await identifyRow.locator('td').allTextContents()).toEqual(['identify', '1', '6'])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
   it("opens a user's details without its token, its web view in a new tab, and deletes it", async () => {
     const { token } = await expectIdentified(await identify('detailed', 'Grace'))
     const { context, page, problems } = await openInspector(browser, server.url)

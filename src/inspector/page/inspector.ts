@@ -7,6 +7,7 @@
  * server's modules.
  */
 import type { ClockReading } from '../../api/clock-schemas.ts'
+import type { CoverageReport } from '../../core/coverage.ts'
 import type { QueuedFaultView } from '../../core/faults.ts'
 import type { JournalEntry } from '../../core/journal.ts'
 import type { Credentials } from '../../model/dataset.ts'
@@ -54,6 +55,7 @@ const view = {
   organisations: [] as Organisation[],
   journalSignature: '',
   webhookSignature: '',
+  coverageSignature: '',
   paused: false,
   busy: 0,
 }
@@ -598,6 +600,40 @@ form('fault-form').addEventListener('submit', (event) => {
   })
 })
 
+// Coverage
+
+/** What the clients met: the whole mock's, or the chosen organisation's calls. */
+async function loadCoverage(): Promise<void> {
+  const report = await control<CoverageReport>(
+    'GET',
+    config.paths.coverage + (view.orgId ? query({ orgId: view.orgId }) : ''),
+  )
+  const signature = view.orgId + JSON.stringify(report.items.map((item) => item.count))
+  if (signature === view.coverageSignature) return
+  view.coverageSignature = signature
+  div('coverage-summary').textContent =
+    `${view.orgId ? `The calls of ${view.orgId}` : 'The clients'} met ${report.met} of ` +
+    `${report.total} answers the API may give.`
+  tbody('coverage-groups').replaceChildren(
+    ...report.groups.map(({ group, met, total }) =>
+      el('tr', {}, [
+        el('td', { text: group }),
+        el('td', { text: String(met) }),
+        el('td', { text: String(total) }),
+      ]),
+    ),
+  )
+  const itemRow = ({ id, description, count }: CoverageReport['items'][number]) =>
+    el('li', {}, [
+      el('span', { className: 'mono', text: id }),
+      ` ${description}${count > 0 ? ` (${count}×)` : ''}`,
+    ])
+  div('coverage-never').replaceChildren(
+    ...report.items.filter((item) => item.count === 0).map(itemRow),
+  )
+  div('coverage-met').replaceChildren(...report.items.filter((item) => item.count > 0).map(itemRow))
+}
+
 // Webhooks
 
 async function loadWebhooks(): Promise<void> {
@@ -726,6 +762,7 @@ async function refresh(): Promise<void> {
     await loadDetail()
   }
   await loadWebhooks()
+  await loadCoverage()
 }
 
 function tick(): void {
