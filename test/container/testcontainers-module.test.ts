@@ -100,7 +100,7 @@ describe.skipIf(skipped !== undefined)(
       }
     })
 
-    it('gives the failures a test arms through its client, true to what it stored, at the latency asked', async () => {
+    it('gives the failures a test arms through its client, true to what it stored, at the latency asked, and counts what the client met', async () => {
       const mock = await new IdentifyApiMockContainer(image)
         .withOptions({ seededOrganisations: 0, latency: { fixedMs: 40 } })
         .start()
@@ -135,6 +135,14 @@ describe.skipIf(skipped !== undefined)(
         ])
         const delays = (await tenant.requests()).map((entry) => entry.delayMs)
         expect(delays).toEqual([40 + 30_000, 40, 40, 40])
+        // What the tenant's client met: the failures, and the 404 of the retry, not the 200s lost.
+        const met = (await tenant.coverage()).items.filter((item) => item.count > 0)
+        expect(met.map((item) => item.id)).toEqual([
+          'delete.404',
+          'failure.delete-reset-applied',
+          'failure.delete-hang',
+          'failure.delete-gateway-502',
+        ])
       } finally {
         await mock.stop()
       }
