@@ -14,3 +14,11 @@ describe.each(api.shapes.cases())('in the answer shape $name', ({ name }) => {
     expect(await greeting({ apiKey, orgId, id: 'ada' })).toMatch(/^Welcome/)
   })
 })
+
+it("met every case of the covering set: the mock's coverage says what the suite proved", () => {
+  const met = api.coverage().items.filter((item) => item.count > 0)
+  expect(met.map((item) => item.id)).toEqual([
+    'identify.200.created',
+    ...api.shapes.cases().map(({ name }) => `shape.${name}`),
+  ])
+})

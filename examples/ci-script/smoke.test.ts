@@ -38,6 +38,14 @@ it('passes against the standalone server it was pointed at', async () => {
   ])
   const journal = await (await fetch(`${facts.url}/__mock/requests`)).json()
   expect(journal).toEqual([])
+  // The reset kept the run's coverage: the answers the job met, read as any language reads them.
+  const { items } = await (await fetch(`${facts.url}/__mock/coverage`)).json()
+  const met = items.filter((item: { count: number }) => item.count > 0)
+  expect(met.map((item: { id: string }) => item.id)).toEqual([
+    'identify.200.created',
+    'delete.200',
+    'delete.404',
+  ])
 })
 
 it('fails, with exit code 1, against a key the server does not know', async () => {

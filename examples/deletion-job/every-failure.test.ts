@@ -38,3 +38,8 @@ describe.each(deleteCases)('when a delete meets $name', ({ name }) => {
     expect(stored).toBe(outcome !== 'deleted')
   })
 })
+
+it("met every failure case of delete, as the mock's coverage counts them", () => {
+  const met = api.coverage().items.filter((item) => item.group === 'failures' && item.count > 0)
+  expect(met.map((item) => item.id)).toEqual(deleteCases.map(({ name }) => `failure.${name}`))
+})

@@ -66,5 +66,6 @@ it('runs identify and delete through setupWorker in a real browser', async () =>
     'delete 200 {"id":"browser-user","deleted":true}',
     'delete 404 User not found',
     'api.fetch 404, 3 delete calls',
+    'met identify.200.created ×1, delete.200 ×1, delete.404 ×2',
   ])
 }, 30_000)

@@ -34,6 +34,10 @@ async function run() {
     headers,
   })
   log.textContent += `api.fetch ${direct.status}, ${api.calls('delete').length} delete calls\n`
+
+  // What the page's calls met of every answer the API may give: the mock's contract coverage.
+  const met = api.coverage().items.filter((item) => item.count > 0)
+  log.textContent += `met ${met.map((item) => `${item.id} ×${item.count}`).join(', ')}\n`
   status.textContent = 'done'
 }
 

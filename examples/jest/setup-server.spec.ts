@@ -22,4 +22,7 @@ it('signs the user in through the handlers, in jsdom', async () => {
     ok: true,
   })
   expect(api).toHaveIdentified({ id: 'user-7', data: { firstName: 'Ada' } }, { times: 1 })
+  // redeemToken is the test's own check: the web view's answers count when a client opens it.
+  const met = api.coverage().items.filter((item) => item.count > 0)
+  expect(met.map((item) => item.id)).toEqual(['identify.200.created'])
 })

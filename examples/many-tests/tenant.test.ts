@@ -49,4 +49,14 @@ describe('a test worker with its own tenant', () => {
     })
     expect((await response.json()).data.registrationStatus).toBe('archived')
   })
+
+  it('met, in its own calls only, the answers its tests put it through', async () => {
+    const met = (await tenant.coverage()).items.filter((item) => item.count > 0)
+    expect(met.map((item) => item.id)).toEqual([
+      'identify.200.created',
+      'identify.200.updated',
+      'identify.500',
+      'failure.identify-status-500',
+    ])
+  })
 })

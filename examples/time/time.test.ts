@@ -70,3 +70,14 @@ it('shows the 5-hour webhook retry at once', async () => {
   ])
   expect(delivery?.attempts.at(-1)?.at).toBe('2030-01-01T16:35:05.000Z')
 })
+
+it("met the answers only a clock in the test's hands reaches: the mock's coverage", () => {
+  const met = api.coverage().items.filter((item) => item.count > 0)
+  expect(met.map((item) => item.id)).toEqual([
+    'identify.200.updated',
+    'webView.redeemed',
+    'webView.expired',
+    'webhook.event.notifications.sent',
+    'webhook.delivery.after-retries',
+  ])
+})

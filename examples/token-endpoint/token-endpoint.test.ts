@@ -84,3 +84,15 @@ it("has its token refused by the web view when held past the TTL of the tenant's
   expect(opened.status).toBe(200)
   expect(await opened.text()).toContain('Ada')
 })
+
+it("met, in acme's calls, the answers the endpoint meets in production: the mock's coverage", () => {
+  const met = api.coverage({ orgId: 'acme' }).items.filter((item) => item.count > 0)
+  expect(met.map((item) => item.id)).toEqual([
+    'identify.200.created',
+    'identify.200.updated',
+    'identify.500',
+    'webView.redeemed',
+    'webView.expired',
+    'failure.identify-status-500',
+  ])
+})

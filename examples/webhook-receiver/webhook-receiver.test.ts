@@ -107,3 +107,13 @@ it('refuses a request that is not signed with its secret', async () => {
   expect(res.status).toBe(400)
   expect(pushes).toEqual([])
 })
+
+it("met its event types and the deliveries' outcomes but one: the mock's coverage", () => {
+  const met = mock.core.coverage().items.filter((item) => item.count > 0)
+  expect(met.map((item) => item.id)).toEqual([
+    'webhook.event.notifications.sent',
+    'webhook.event.user.course.started',
+    'webhook.delivery.first-attempt',
+    'webhook.delivery.after-retries',
+  ])
+})
