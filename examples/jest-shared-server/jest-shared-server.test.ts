@@ -6,7 +6,7 @@ import { expect, it } from 'vitest'
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
 it('runs its spec files in jest workers on one shared server, a tenant each', async () => {
-  const { stderr } = await promisify(execFile)(
+  const { stdout, stderr } = await promisify(execFile)(
     process.execPath,
     [
       '--experimental-vm-modules',
@@ -22,4 +22,6 @@ it('runs its spec files in jest workers on one shared server, a tenant each', as
   expect(stderr).toMatch(/PASS examples\/jest-shared-server\/tenant-1\.spec\.ts/)
   expect(stderr).toMatch(/PASS examples\/jest-shared-server\/tenant-2\.spec\.ts/)
   expect(stderr).toMatch(/Tests: +4 passed, 4 total/)
+  // globalTeardown's table of the whole run: a 500 and an update of identify, the 500's case.
+  expect(stdout).toMatch(/^identify-api-mock: the clients met 3 of \d+ answers the API may give$/m)
 }, 120_000)

@@ -20,4 +20,8 @@ it('runs its spec files in parallel workers on one shared server, a tenant each'
   )
   expect(stdout).toMatch(/Test Files +3 passed \(3\)/)
   expect(stdout).toMatch(/Tests +25 passed \(25\)/)
+  // The server's coverage of the whole run, every file's tenant: 10 shapes, 3 identify and 3
+  // delete answers, 2 failure cases.
+  expect(stdout).toMatch(/^identify-api-mock: the clients met 18 of \d+ answers the API may give$/m)
+  expect(stdout).toMatch(/^ {2}answer shapes +10\/10 +100 %$/m)
 }, 120_000)
