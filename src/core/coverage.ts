@@ -165,17 +165,24 @@ export type CoverageReport = z.output<typeof coverageReportSchema>
 /**
  * The counts of the answers that reached clients, for the whole mock and for each organisation
  * that owned them, over the whole run: no reset clears them (a suite resets after every test), a
- * removed organisation's stay in the whole mock's; {@link clear} starts afresh. Counted apart from
- * the journal, so an entry its bound evicted still counts. At most one count per item and
- * organisation: bounded by the answer space and `maxOrganisations`, over the run.
+ * removed organisation's stay in the whole mock's ({@link forget} drops its own); {@link clear}
+ * starts afresh. Counted apart from the journal, so an entry its bound evicted still counts. At
+ * most one count per item and organisation the mock has: bounded by the answer space and
+ * `maxOrganisations`, however many organisations come and go over the run.
  */
 export class Coverage {
   readonly #items: readonly CoverageItem[]
   readonly #ids: ReadonlySet<string>
   readonly #all = new Map<string, number>()
   readonly #byOrganisation = new Map<string, Map<string, number>>()
+  /** Whether the mock has organisation `orgId`: only those get counts of their own. */
+  readonly #exists: (orgId: string) => boolean
 
-  constructor(items: readonly CoverageItem[] = coverageItems) {
+  constructor(
+    exists: (orgId: string) => boolean = () => true,
+    items: readonly CoverageItem[] = coverageItems,
+  ) {
+    this.#exists = exists
     this.#items = items
     this.#ids = new Set(items.map((item) => item.id))
   }
@@ -190,6 +197,8 @@ export class Coverage {
     if (owner === undefined) return
     let own = this.#byOrganisation.get(owner)
     if (!own) {
+      // A call that ends after its organisation was removed counts for the whole mock only.
+      if (!this.#exists(owner)) return
       own = new Map()
       this.#byOrganisation.set(owner, own)
     }
@@ -209,6 +218,11 @@ export class Coverage {
     }
     const met = items.filter((item) => item.count > 0).length
     return { total: items.length, met, groups: [...groups.values()], items }
+  }
+
+  /** Drops the counts of organisation `orgId`, removed; the whole mock's keep what it met. */
+  forget(orgId: string): void {
+    this.#byOrganisation.delete(orgId)
   }
 
   /** Starts afresh: nothing met, by the mock or any organisation. */

@@ -161,7 +161,7 @@ export class MockCore {
   #startData: Dataset | undefined
   readonly #faults = new FaultQueue()
   /** What the answers given met of the answer space, over the whole run. */
-  readonly #coverage = new Coverage()
+  readonly #coverage = new Coverage((orgId) => this.#tenants.has(orgId))
   /** The delays the latencies give, drawn from the seed. */
   readonly #latency: LatencyDraws
   /** The journal, each organisation's calls (and those of none) bounded apart. */
@@ -241,6 +241,10 @@ export class MockCore {
       dataset: () => this.#dataset(),
       credentials: start.credentials,
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
+      forgetOrganisation: (orgId) => {
+        this.#forgetCallsOf(orgId)
+        this.#coverage.forget(orgId)
+      },
     })
     this.organisations = this.#tenants
     this.clocks = new ClockControls({

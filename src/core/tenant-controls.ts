@@ -54,6 +54,8 @@ export interface TenantDeps {
   credentials: Credentials[]
   /** Forgets the journal entries, queued faults and deliveries of an organisation. */
   forgetCallsOf(orgId: string): void
+  /** Forgets all an organisation removed left beside its records: its calls and its coverage. */
+  forgetOrganisation(orgId: string): void
 }
 
 /**
@@ -155,7 +157,7 @@ export class TenantControls {
       if (!this.has(orgId)) throw new ApiError('notFound')
       ctx.db.removeOrganisation(orgId)
       // In the queue: a call of it still under way journals nothing once it ends.
-      this.#deps.forgetCallsOf(orgId)
+      this.#deps.forgetOrganisation(orgId)
     })
     this.credentials = this.credentials.filter((c) => c.orgId !== orgId)
   }

@@ -94,4 +94,26 @@ describe('Coverage', () => {
     expect(coverage.report().met).toBe(0)
     expect(coverage.report('acme').met).toBe(0)
   })
+
+  it("keeps no counts of an organisation the mock no longer has, and the whole mock's keep its", () => {
+    const organisations = new Set(['acme'])
+    const coverage = new Coverage((orgId) => organisations.has(orgId))
+    coverage.count('acme', 'delete.200')
+    organisations.delete('acme')
+    coverage.forget('acme')
+    // A call that ends once its organisation is gone counts for the whole mock only.
+    coverage.count('acme', 'delete.404')
+    coverage.count('gone', 'delete.404')
+    expect(coverage.report('acme').met).toBe(0)
+    expect(coverage.report('gone').met).toBe(0)
+    expect(
+      coverage
+        .report()
+        .items.filter((i) => i.count > 0)
+        .map((i) => [i.id, i.count]),
+    ).toEqual([
+      ['delete.200', 1],
+      ['delete.404', 2],
+    ])
+  })
 })
