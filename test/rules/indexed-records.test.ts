@@ -57,6 +57,7 @@ function organisation(orgId: string): MockState {
     organisationStarts: [{ orgId, records: '{}' }],
     organisationShapes: [{ orgId, shapes: null, variedUsers: 0 }],
     userShapes: [{ userId, shapeCase: 'nulls' }],
+    organisationLatencies: [{ orgId, latency: '{"fixedMs":5}' }],
     clocks: [{ orgId, mode: 'frozen', at: '2030-01-01T00:00:00.000Z', since: null }],
   }
 }
@@ -169,6 +170,7 @@ describe('IndexedRecords', () => {
       organisationStarts: 2,
       organisationShapes: 2,
       userShapes: 1,
+      organisationLatencies: 2,
       clocks: 2,
     })
   })
