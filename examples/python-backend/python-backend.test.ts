@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { startServer } from '../../src/server/server.ts'
 import { codeBlocks } from '../../test/support/docs.ts'
+import { python, pythonExamplePassed } from '../../test/support/python-example.ts'
 
 /**
  * The Python example's own suite (pytest, a tenant per test) run in four parallel workers
@@ -20,10 +21,6 @@ const [coverageRecipe = ''] = codeBlocks(
   'python',
 )
 const here = fileURLToPath(new URL('.', import.meta.url))
-/** The first Python here with pytest and pytest-xdist (Debian's `python3-pytest`, `python3-pytest-xdist`). */
-const python = ['python3', '/usr/bin/python3'].find(
-  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
-)
 
 describe.skipIf(python === undefined)(
   `a Python backend's tests${python ? '' : ' (skipped: no python3 with pytest and pytest-xdist here)'}`,
@@ -48,7 +45,7 @@ describe.skipIf(python === undefined)(
             },
           },
         )
-        expect(stdout).toMatch(/^16 passed in /m)
+        expect(stdout).toMatch(pythonExamplePassed)
         // The recipe printed the run's coverage once, as the server counted it.
         const { met, total, items } = server.core.coverage()
         expect(stdout.match(/identify-api-mock: the clients met/g)).toHaveLength(1)

@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import {
   startContainer,
 } from '../support/container.ts'
 import { codeBlocks } from '../support/docs.ts'
+import { python, pythonExamplePassed } from '../support/python-example.ts'
 
 /**
  * docs/guides/container.md as a reader follows it: the variables it names exist, the compose file's
@@ -32,10 +33,6 @@ const [compose = '', actions = ''] = yamlBlocks
 /** The command of the Dockerfile's `HEALTHCHECK … CMD [...]`. */
 const healthCommand: string[] = JSON.parse(
   /^ {2}CMD (\[.*\])$/m.exec(readFileSync(`${repo}Dockerfile`, 'utf8'))?.[1] ?? 'null',
-)
-/** The first Python here with pytest and pytest-xdist, which the Python example's suite needs. */
-const python = ['python3', '/usr/bin/python3'].find(
-  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
 )
 
 /**
@@ -259,7 +256,7 @@ describe.skipIf(noContainers !== undefined)(
               },
             },
           )
-          expect(stdout).toMatch(/^15 passed in /m)
+          expect(stdout).toMatch(pythonExamplePassed)
         },
       )
     })

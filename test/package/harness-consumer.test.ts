@@ -1,4 +1,4 @@
-import { execFile, spawn, spawnSync } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -9,6 +9,7 @@ import { shapeCases } from '../../src/api/shape-cases.ts'
 import { containers, noContainers } from '../support/container.ts'
 import { codeBlocks, repoRoot } from '../support/docs.ts'
 import { freePort } from '../support/free-port.ts'
+import { python, pythonExamplePassed } from '../support/python-example.ts'
 
 /**
  * The harness entries as a consumer receives them, from the packed package in scratch projects
@@ -48,10 +49,6 @@ const jestSection = '## One server for every jest worker'
 const [jestConfig = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'js')
 const [jestSpec = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'ts')
 const [containerBlock = ''] = codeBlocks('docs/guides/container.md', '## Testcontainers', 'ts')
-/** The first Python here with pytest and pytest-xdist, which the Python example's suite needs. */
-const python = ['python3', '/usr/bin/python3'].find(
-  (command) => spawnSync(command, ['-c', 'import pytest, xdist']).status === 0,
-)
 const skipContainers =
   noContainers ??
   (process.env.DOCKER_HOST === undefined ? 'no DOCKER_HOST: a Docker-compatible socket' : undefined)
@@ -262,7 +259,7 @@ describe('the harness entries of the packed package', () => {
             env: { ...env, IDENTIFY_API_URL: url, PYTHONDONTWRITEBYTECODE: '1' },
           },
         )
-        expect(stdout).toMatch(/^16 passed in /m)
+        expect(stdout).toMatch(pythonExamplePassed)
       } finally {
         const exited = new Promise((resolve) => server.once('exit', resolve))
         server.kill('SIGTERM')
