@@ -25,8 +25,9 @@ it('keeps src/ (but the Node-only src/server and src/verify/node), handlers/ and
   const offenders = files.filter((file) => {
     const text = readFileSync(join(root, file), 'utf8')
     return (
-      /from ['"](node:|fs|path|http|crypto|buffer)['"/]|\bBuffer\b|(?<![\w-])process\./.test(text) ||
-      /from ['"]\.\.?\/(?:.*\/)?server\//.test(text)
+      /from ['"](node:|fs|path|http|crypto|buffer)['"/]|\bBuffer\b|(?<![\w-])process\./.test(
+        text,
+      ) || /from ['"]\.\.?\/(?:.*\/)?server\//.test(text)
     )
   })
   expect(offenders).toEqual([])
