@@ -115,6 +115,18 @@ const notRun: readonly { file: string; heading: string; why: string }[] = [
   { file: readme, heading: '## In a container', why: 'needs a Docker daemon' },
 ]
 
+describe("the README's table of imports", () => {
+  it('names every code entry of the exports map', () => {
+    const { exports } = JSON.parse(readFileSync(`${repoRoot}/package.json`, 'utf8')) as {
+      exports: Record<string, unknown>
+    }
+    const table = docSection(readme, '## Package entry points')
+    const entries = Object.keys(exports)
+      .filter((entry) => !entry.endsWith('.json'))
+      .map((entry) => `identify-api-mock${entry.slice(1)}`)
+    expect(entries.filter((name) => !table.includes(`\`${name}\``))).toEqual([])
+  })
+})
 describe('README and guides', () => {
   let defaultServer: RunningServer
   beforeAll(async () => {
