@@ -11,6 +11,7 @@ import type { ControlTable } from '../../src/control/control-table.ts'
 import { createMockApi, type MockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { controlsDoc } from '../support/controls-doc.ts'
+import { sendRaw } from '../support/http-client.ts'
 
 /**
  * Every row of the control table is a route over HTTP, a method in-process and through
@@ -207,6 +208,34 @@ describe('every row of the control table', () => {
     // The tenant's remove ran last: its organisation is gone on both.
     await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })
     await expect(inProcess.tenant.reset()).rejects.toMatchObject({ status: 404 })
+  })
+
+  it('refuses a rebinding Host, a foreign Origin and a cross-site fetch with 403, on every row, changing nothing', async () => {
+    const before = await server.core.state()
+    const refused = [
+      { host: 'rebind.attacker.example' },
+      { origin: 'http://rebind.attacker.example' },
+      { 'sec-fetch-site': 'cross-site' },
+    ]
+    const answers = []
+    for (const { name, row } of controlRows()) {
+      const target = row.path.replace(/:(\w+)/g, 'org-1')
+      for (const headers of refused) {
+        const { status, text } = await sendRaw(server.url, {
+          method: row.method,
+          target,
+          headers: { ...headers, 'content-type': 'application/json' },
+          body:
+            row.method === 'GET' || row.method === 'DELETE' ? null : new TextEncoder().encode('{}'),
+        })
+        answers.push({ name, headers, status, body: JSON.parse(text) })
+      }
+    }
+    expect(answers.filter((answer) => answer.status !== 403)).toEqual([])
+    expect(new Set(answers.map((answer) => JSON.stringify(answer.body)))).toEqual(
+      new Set(['{"code":403,"message":"Forbidden"}']),
+    )
+    expect(await server.core.state()).toEqual(before)
   })
 
   it('is a row of the server guide, which `npm run docs:controls` writes', () => {
