@@ -233,25 +233,17 @@ function entryOf(
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
   if (call === undefined) return { time, orgTime, method, path, status, durationMs, delayMs }
   const { operation, request } = call
-  if (fault !== undefined) {
-    const failure = journaledFailure(fault)
-    return {
-      time,
-      orgTime,
-      method,
-      path,
-      status,
-      durationMs,
-      delayMs,
-      operation,
-      request,
-      ...(shape !== undefined && { shape }),
-      failure,
-    } as JournalEntry
-  }
-  return (
-    shape === undefined
-      ? { time, orgTime, method, path, status, durationMs, delayMs, operation, request }
-      : { time, orgTime, method, path, status, durationMs, delayMs, operation, request, shape }
-  ) as JournalEntry
+  return {
+    time,
+    orgTime,
+    method,
+    path,
+    status,
+    durationMs,
+    delayMs,
+    operation,
+    request,
+    ...(shape !== undefined && { shape }),
+    ...(fault !== undefined && { failure: journaledFailure(fault) }),
+  } as JournalEntry
 }

@@ -223,56 +223,32 @@ export class CallJournal {
   }
 }
 
+/** The fields every entry has, in the order the journal lists them. */
+function headOf({ time, orgTime, method, path, status, durationMs, delayMs }: Kept) {
+  return { time, orgTime, method, path, status, durationMs, delayMs }
+}
+
+/** Of a call a route matched: its answer shape and failure, where it has them. */
+function tailOf({ shape, failure }: Kept) {
+  return { ...(shape !== undefined && { shape }), ...(failure !== undefined && { failure }) }
+}
+
 /** A kept entry as the journal lists it, its request parsed again. */
 function entryOf(kept: Kept): JournalEntry {
-  const {
-    time,
-    orgTime,
-    method,
-    path,
-    status,
-    durationMs,
-    delayMs,
-    operation,
-    request,
-    shape,
-    failure,
-  } = kept
-  if (operation === undefined) return { time, orgTime, method, path, status, durationMs, delayMs }
+  const { operation, request } = kept
+  if (operation === undefined) return headOf(kept)
   return {
-    time,
-    orgTime,
-    method,
-    path,
-    status,
-    durationMs,
-    delayMs,
+    ...headOf(kept),
     operation,
     request: JSON.parse(request as string),
-    ...(shape !== undefined && { shape }),
-    ...(failure !== undefined && { failure }),
+    ...tailOf(kept),
   } as JournalEntry
 }
 
 /** The JSON of {@link entryOf}`(kept)`, its request written as the text kept. */
 function jsonOf(kept: Kept): string {
-  const {
-    time,
-    orgTime,
-    method,
-    path,
-    status,
-    durationMs,
-    delayMs,
-    operation,
-    request,
-    shape,
-    failure,
-  } = kept
-  const head = `{"time":${JSON.stringify(time)},"orgTime":${JSON.stringify(orgTime)},"method":${JSON.stringify(method)},"path":${JSON.stringify(path)},"status":${status},"durationMs":${JSON.stringify(durationMs)},"delayMs":${JSON.stringify(delayMs)}`
-  if (operation === undefined) return `${head}}`
-  const tail =
-    (shape === undefined ? '' : `,"shape":${JSON.stringify(shape)}`) +
-    (failure === undefined ? '' : `,"failure":${JSON.stringify(failure)}`)
-  return `${head},"operation":${JSON.stringify(operation)},"request":${request}${tail}}`
+  const head = JSON.stringify(headOf(kept))
+  if (kept.operation === undefined) return head
+  const tail = JSON.stringify(tailOf(kept)).slice(1, -1)
+  return `${head.slice(0, -1)},"operation":${JSON.stringify(kept.operation)},"request":${kept.request}${tail && `,${tail}`}}`
 }
