@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { connectMockApi } from '../../src/client/connect-mock-api.ts'
-import { type CliProcess, startCli } from '../support/cli-process.ts'
+import { stateFileServers } from '../support/state-file-server.ts'
 
 /**
  * A call applied and then answered by a failure is committed to the state file before the client
@@ -12,33 +9,7 @@ import { type CliProcess, startCli } from '../support/cli-process.ts'
 
 const key = 'failures-state-key'
 
-let dir = ''
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'failures-state-file-'))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-const running = new Set<CliProcess>()
-afterAll(() => {
-  for (const cli of running) cli.child.kill('SIGKILL')
-})
-
-async function serve(path: string) {
-  const started = await startCli([
-    '--state-file',
-    path,
-    '--orgs',
-    '0',
-    '--users',
-    '0',
-    '--org',
-    'acme',
-    '--api-key',
-    key,
-  ])
-  running.add(started.cli)
-  return started
-}
+const { file, serve, kill } = stateFileServers('failures', key)
 
 const call = (url: string, method: string, path: string, body?: unknown) =>
   fetch(`${url}${path}`, {
@@ -52,8 +23,8 @@ const call = (url: string, method: string, path: string, body?: unknown) =>
 
 describe('serve --state-file, a failure after an applied call', () => {
   it('keeps the call through kill -9 and a restart: the delete and the identify a reset lost', async () => {
-    const path = join(dir, 'applied.db')
-    const first = await serve(path)
+    const path = file('applied.db')
+    const first = await serve(path, ['--users', '0'])
     const client = connectMockApi(first.url)
     await client.organisations.putUser('acme', 'ada', { registrationStatus: 'registered' })
     await client.failNext('delete-reset-applied')
@@ -74,11 +45,9 @@ describe('serve --state-file, a failure after an applied call', () => {
       await call(first.url, 'POST', '/api/v1/users/identify', { id: 'linus', orgId: 'acme' }),
     ).toBe('TypeError')
 
-    first.cli.child.kill('SIGKILL')
-    await first.cli.exit
-    running.delete(first.cli)
+    await kill(first)
 
-    const second = await serve(path)
+    const second = await serve(path, ['--users', '0'])
     const state = await connectMockApi(second.url).state()
     // The delete and the identify took effect before their answers were lost; the identify not
     // applied changed nothing.

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { type CliProcess, startCli } from '../support/cli-process.ts'
+import { describe, expect, it, vi } from 'vitest'
 import { controlCall } from '../support/control-call.ts'
+import { stateFileServers } from '../support/state-file-server.ts'
 
 /** `serve --state-file` keeps the clocks a test set: a server killed and started again reads them. */
 
@@ -11,38 +8,14 @@ vi.setConfig({ testTimeout: 60_000 })
 const key = 'clock-state-key'
 const json = { 'content-type': 'application/json' }
 
-let dir = ''
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'state-file-clocks-'))
-})
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-const running = new Set<CliProcess>()
-afterAll(() => {
-  for (const cli of running) cli.child.kill('SIGKILL')
-})
-
-async function serve(path: string) {
-  const started = await startCli([
-    '--state-file',
-    path,
-    '--orgs',
-    '0',
-    '--org',
-    'acme',
-    '--api-key',
-    key,
-  ])
-  running.add(started.cli)
-  return started
-}
+const { file, serve, kill } = stateFileServers('clocks', key)
 
 const control = async (url: string, method: string, path: string, body?: unknown) =>
   (await controlCall(url, method, path, body)).body
 
 describe('serve --state-file', () => {
   it('keeps a frozen clock frozen at the same instant after kill -9 and a restart', async () => {
-    const path = join(dir, 'clocks.db')
+    const path = file('clocks.db')
     const first = await serve(path)
     await control(first.url, 'PUT', '/organisations/acme/clock', {
       frozenAt: '2031-03-04T05:06:07Z',
@@ -58,9 +31,7 @@ describe('serve --state-file', () => {
       body: JSON.stringify({ id: 'ada', orgId: 'acme' }),
     })
     const { token } = (await identified.json()) as { token: string }
-    first.cli.child.kill('SIGKILL')
-    await first.cli.exit
-    running.delete(first.cli)
+    await kill(first)
 
     const second = await serve(path)
     expect(await control(second.url, 'GET', '/organisations/acme/clock')).toEqual({
