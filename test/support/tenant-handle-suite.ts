@@ -148,9 +148,8 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
         (await (await identify(tenant, id)).json()).token as string
       const steps: Steps = {
         putUser: async (tenant) => {
-          expect(await tenant.putUser('ada', { registrationStatus: 'archived' })).toEqual({
-            created: true,
-          })
+          const ada = { registrationStatus: 'archived', lastName: 'Lovelace' } as const
+          expect(await tenant.putUser('ada', ada)).toEqual({ created: true })
         },
         getUser: async (tenant) => {
           expect(await tenant.getUser('ada')).toMatchObject({
@@ -160,7 +159,8 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           })
         },
         listUsers: async (tenant) => {
-          const { users } = await tenant.listUsers({ q: 'ada' })
+          // A name, not the id: the user ids are UUIDs, whose hex digits can spell `ada`.
+          const { users } = await tenant.listUsers({ q: 'lovelace' })
           expect(users.map((user) => user.id)).toEqual(['ada'])
         },
         setShapes: async (tenant) => {
