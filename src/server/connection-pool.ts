@@ -1,22 +1,30 @@
 import type { Socket } from 'node:net'
 
+/** What the pool knows of an open connection. */
+interface Connection {
+  /** Its requests being answered: received, and their answer not yet handed to Node. */
+  underWay: number
+  /** When it last fell idle, in the pool's own count: the smallest has been idle the longest. */
+  idleSince: number
+}
+
 /**
  * The server's open connections, at most `max`: a connection past it closes the one idle the
- * longest (waiting for its first request or between two, as nginx reuses its idle keep-alive
- * connections first), so that idle and slow clients cannot lock a new one out. Only when every
- * connection has a request under way is one more counted past `max` (and its request answered
- * 503 by the listener).
+ * longest (waiting for its first request or between two, its last answer sent, as nginx reuses its
+ * idle keep-alive connections first), so that idle and slow clients cannot lock a new one out.
+ * Only when every connection has a request under way is one more counted past `max` (and its
+ * request answered 503 by the listener). A request costs two lookups; the search for the idle
+ * longest is made only at the cap.
  *
  * @example
  * server.on('connection', (socket) => pool.opened(socket))
- * server.on('request', (req, res) => pool.busy(req.socket, res))
+ * // in the request listener:
+ * pool.busy(req.socket); …answer…; pool.done(req.socket)
  */
 export class ConnectionPool {
   readonly #max: number
-  readonly #open = new Set<Socket>()
-  /** The open connections with no request under way, idle the longest first. */
-  readonly #idle = new Set<Socket>()
-  readonly #underWay = new WeakMap<Socket, number>()
+  readonly #open = new Map<Socket, Connection>()
+  #count = 0
 
   constructor(max: number) {
     this.#max = max
@@ -29,30 +37,35 @@ export class ConnectionPool {
 
   /** Counts a new connection, idle until its first request; closes the idle longest past `max`. */
   opened(socket: Socket): void {
-    if (this.#open.size >= this.#max) {
-      const idlest = this.#idle.values().next().value
-      if (idlest) this.#forget(idlest).destroy()
+    if (this.#open.size >= this.#max) this.#idlest()?.destroy()
+    this.#open.set(socket, { underWay: 0, idleSince: this.#count++ })
+    socket.once('close', () => this.#open.delete(socket))
+  }
+
+  /** A request of `socket` is being answered. */
+  busy(socket: Socket): void {
+    const connection = this.#open.get(socket)
+    if (connection) connection.underWay++
+  }
+
+  /** A request of `socket` is answered: its answer handed to Node, or given up. */
+  done(socket: Socket): void {
+    const connection = this.#open.get(socket)
+    if (connection && --connection.underWay === 0) connection.idleSince = this.#count++
+  }
+
+  /**
+   * The connection idle the longest, no longer counted: none under way, nothing of an answer
+   * left to write (one still flushing is not idle yet).
+   */
+  #idlest(): Socket | undefined {
+    let idlest: [Socket, Connection] | undefined
+    for (const entry of this.#open) {
+      const [socket, connection] = entry
+      if (connection.underWay > 0 || socket.writableLength > 0) continue
+      if (!idlest || connection.idleSince < idlest[1].idleSince) idlest = entry
     }
-    this.#open.add(socket)
-    this.#idle.add(socket)
-    socket.once('close', () => this.#forget(socket))
-  }
-
-  /** Notes a request under way on `socket`, until `response` closes. */
-  busy(socket: Socket, response: { once(event: 'close', listener: () => void): unknown }): void {
-    this.#underWay.set(socket, (this.#underWay.get(socket) ?? 0) + 1)
-    this.#idle.delete(socket)
-    response.once('close', () => {
-      const left = (this.#underWay.get(socket) ?? 1) - 1
-      this.#underWay.set(socket, left)
-      // Idle from now: the last of the idle, behind every connection idle before it.
-      if (left === 0 && this.#open.has(socket)) this.#idle.add(socket)
-    })
-  }
-
-  #forget(socket: Socket): Socket {
-    this.#open.delete(socket)
-    this.#idle.delete(socket)
-    return socket
+    if (idlest) this.#open.delete(idlest[0])
+    return idlest?.[0]
   }
 }

@@ -17,6 +17,7 @@ import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
 import { bearerCredential } from '../rules/authenticate.ts'
 import { BodyBudget } from './body-budget.ts'
+import type { ConnectionPool } from './connection-pool.ts'
 import { writeFailure } from './failure-on-socket.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
 import type { SplitOptions } from './server-options.ts'
@@ -33,9 +34,15 @@ export interface ListenerOptions extends Partial<SplitOptions['listener']> {
    * and could destroy the answer in flight.
    */
   lingerMs?: number
-  /** How many connections are open (the server counts them). */
-  openConnections?: () => number
+  /**
+   * The server's open connections (`ConnectionPool`): how many, and each request's start and end
+   * on its connection.
+   */
+  connections?: Pick<ConnectionPool, 'size' | 'busy' | 'done'>
 }
+
+/** No connections counted: a listener used without a server's pool. */
+const uncounted = { size: 0, busy() {}, done() {} }
 
 /** The mock, its control endpoints and the front door, answering one request. */
 export interface SiteAnswer {
@@ -88,7 +95,7 @@ export function createAnswer(
  */
 export function createRequestListener(site: SiteAnswer, options: ListenerOptions = {}) {
   const { lingerMs = 1000, maxRequestsPerSocket = 0, maxConnections = Infinity } = options
-  const { openConnections = () => 0 } = options
+  const { connections = uncounted } = options
   const requestsOf = new WeakMap<object, number>()
   const bodies = new BodyBudget()
   const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
@@ -99,7 +106,7 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
       requestsOf.set(req.socket, count)
       last = count >= maxRequestsPerSocket
     }
-    if (openConnections() > maxConnections) {
+    if (connections.size > maxConnections) {
       writeResponse(res, unavailable, { close: true })
       res.once('finish', () => req.socket.destroy())
       return
@@ -126,12 +133,17 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
     }
     const request = { ...requestLine(req), bodyAtHand: false, readBody }
     const answer = async () => {
+      let response: WireResponse | undefined
       try {
-        write(await site.answer(request))
+        response = await site.answer(request)
+        write(response)
       } catch {
         res.destroy()
       }
+      // A failure ends with its connection closed (a hang, a slow body): under way until then.
+      if (!response?.failure) connections.done(req.socket)
     }
+    connections.busy(req.socket)
     // Node calls this listener while it is still parsing the request: a body sent with its
     // headers, as a small one is, waits whole in the stream's buffer a microtask later. Asked
     // then, the mock takes it from there (if it reads it at all) rather than listening for it.

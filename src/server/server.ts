@@ -94,13 +94,12 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(site, { ...options.listener, openConnections: () => connections.size }),
+    createRequestListener(site, { ...options.listener, connections }),
   )
   for (const name of Object.keys(timeouts) as (keyof typeof timeouts)[]) {
     applyTimeout[name](server, timeouts[name])
   }
   server.on('connection', (socket: Socket) => connections.opened(socket))
-  server.on('request', (req, res) => connections.busy(req.socket, res))
   server.on('connect', createConnectListener(site.answer))
   server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

@@ -91,12 +91,17 @@ describe('connections and bodies', () => {
   it('closes the connection idle the longest for one past maxConnections, which is served', async () => {
     const idle: RawConnection[] = []
     for (let i = 0; i < 80; i++) idle.push(await connect())
+    const [oldest, second] = idle as [RawConnection, RawConnection]
+    // The oldest connection asks and is answered: idle again, but for less long than the others.
+    const health = 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n'
+    await writeAll(oldest.socket, health)
+    await oldest.waitFor(/^HTTP\/1\.1 200 OK\r\n/)
     await sleep(200)
     const extra = await connect()
-    await writeAll(extra.socket, 'GET /__mock/health HTTP/1.1\r\nHost: localhost\r\n\r\n')
+    await writeAll(extra.socket, health)
     await extra.waitFor(/^HTTP\/1\.1 200 OK\r\n/)
-    await idle[0]?.closed
-    expect(idle.filter((conn) => conn.isClosed())).toEqual([idle[0]])
+    await second.closed
+    expect(idle.filter((conn) => conn.isClosed())).toEqual([second])
     await closeAll()
   })
 
