@@ -38,16 +38,37 @@ const recent: Array<{ second: number; text: string }> = []
 const recentLimit = 4
 
 /**
- * The instant a stamp of ours stands for, in milliseconds. Remembers the last text parsed: the
- * token sweep reads the front token's expiry on every call, and the expiry order each new token's,
- * and both change once a second (`Date.parse` costs a microsecond inside the server).
+ * The instant a stamp stands for, in milliseconds. The token sweep reads the front token's expiry
+ * on every call, and the expiry order each new token's, and `Date.parse` costs a microsecond inside
+ * the server: a stamp of ours ({@link formatTimestamp}'s, {@link formatInstant}'s) is read as its
+ * second, parsed once while the second lasts, and its digits of milliseconds. Any other text (a
+ * data file's own offset) is parsed.
+ *
+ * @example timestampMs('2025-08-14T15:12:34.567+00:00') // 1755184354567
  */
 export function timestampMs(text: string): number {
-  if (text !== lastParsed.text) lastParsed = { text, ms: Date.parse(text) }
-  return lastParsed.ms
+  const fraction = millisecondsOf(text)
+  if (fraction === undefined) return Date.parse(text)
+  const second = text.slice(0, 19)
+  if (second !== lastSecond.text) lastSecond = { text: second, ms: Date.parse(text) - fraction }
+  return lastSecond.ms + fraction
 }
 
-let lastParsed = { text: '', ms: Number.NaN }
+let lastSecond = { text: '', ms: Number.NaN }
+
+/** The milliseconds of a stamp of ours: 0 to the second, its three digits to the millisecond. */
+function millisecondsOf(text: string): number | undefined {
+  if (!text.endsWith('+00:00')) return undefined
+  if (text.length === 25) return 0
+  if (text.length !== 29 || text[19] !== '.') return undefined
+  let ms = 0
+  for (let at = 20; at < 23; at++) {
+    const digit = text.charCodeAt(at) - 48
+    if (digit < 0 || digit > 9) return undefined
+    ms = ms * 10 + digit
+  }
+  return ms
+}
 
 /** `2025-08-14`. */
 export function formatDate(date: Date): string {

@@ -9,7 +9,7 @@ import {
   hexFromTable,
   hexOf,
 } from '../../src/base/secrets.ts'
-import { formatDateTime, formatTimestamp, timestampMs } from '../../src/base/time.ts'
+import { formatDateTime, formatInstant, formatTimestamp, timestampMs } from '../../src/base/time.ts'
 import { flatString } from '../../src/model/flat-string.ts'
 import {
   apiKeyRecordSchema,
@@ -77,13 +77,25 @@ describe('the bearer credential', () => {
 })
 
 describe('timestamps', () => {
-  it('formats and parses as formatDateTime and Date.parse do', () => {
+  it('formats and parses as formatDateTime, toISOString and Date.parse do', () => {
     const instants = [0, 1, 999, 1000, 1_755_184_354_999, 1_755_184_355_000, -1, 4_102_444_800_000]
     for (let i = 0; i < 200; i++) instants.push(Math.floor(Math.random() * 4e12))
     for (const ms of instants) {
       const date = new Date(ms)
       expect(formatTimestamp(date)).toBe(formatDateTime(date))
       expect(timestampMs(formatDateTime(date))).toBe(Date.parse(formatDateTime(date)))
+      // A second's stamps to the millisecond, one after another, each read as it says.
+      for (const text of [formatInstant(date), formatInstant(new Date(ms + 1))]) {
+        expect(timestampMs(text), text).toBe(Date.parse(text))
+      }
+    }
+    const others = [
+      '2025-08-14T15:12:34Z',
+      '2025-08-14T15:12:34.5+00:00',
+      '2025-08-14T17:12:34.567+02:00',
+    ]
+    for (const text of [...others, '2025-08-14T15:12:34.5x7+00:00', 'not a time']) {
+      expect(timestampMs(text), text).toBe(Date.parse(text))
     }
     expect(flatString(`${'ab'.repeat(10)}${'cd'}`)).toBe(`${'ab'.repeat(10)}cd`)
   })
