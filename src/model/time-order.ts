@@ -58,10 +58,21 @@ export class TimeOrder<R> {
   }
 }
 
-/** Records by a time, earliest first: a binary min-heap that knows where each record is. */
+/** A record in a {@link Heap}: its time, and where it stands in the heap. */
+interface HeapEntry<R> {
+  ms: number
+  record: R
+  index: number
+}
+
+/**
+ * Records by a time, earliest first: a binary min-heap that knows where each record is. Each entry
+ * holds its own place, so that moving it costs no lookup (a token comes and goes on every identify,
+ * and each moves its neighbours).
+ */
 class Heap<R> {
-  readonly #heap: Array<{ ms: number; record: R }> = []
-  readonly #position = new Map<R, number>()
+  readonly #heap: HeapEntry<R>[] = []
+  readonly #entryOf = new Map<R, HeapEntry<R>>()
 
   /** The earliest record and its time; `undefined` when there is none. */
   first(): { ms: number; record: R } | undefined {
@@ -73,21 +84,22 @@ class Heap<R> {
   }
 
   add(record: R, ms: number): void {
-    this.#heap.push({ ms, record })
-    this.#position.set(record, this.#heap.length - 1)
-    this.#up(this.#heap.length - 1)
+    const entry = { ms, record, index: this.#heap.length }
+    this.#heap.push(entry)
+    this.#entryOf.set(record, entry)
+    this.#up(entry.index)
   }
 
   /** Removes `record`; whether it was here. */
   remove(record: R): boolean {
-    const index = this.#position.get(record)
-    if (index === undefined) return false
-    this.#position.delete(record)
-    const last = this.#heap.pop()
-    if (!last || index === this.#heap.length) return true
-    this.#heap[index] = last
-    this.#position.set(last.record, index)
-    this.#down(this.#up(index))
+    const entry = this.#entryOf.get(record)
+    if (entry === undefined) return false
+    this.#entryOf.delete(record)
+    const last = this.#heap.pop() as HeapEntry<R>
+    if (last === entry) return true
+    this.#heap[entry.index] = last
+    last.index = entry.index
+    this.#down(this.#up(entry.index))
     return true
   }
 
@@ -118,16 +130,16 @@ class Heap<R> {
     }
   }
 
-  #at(index: number) {
-    return this.#heap[index] as { ms: number; record: R }
+  #at(index: number): HeapEntry<R> {
+    return this.#heap[index] as HeapEntry<R>
   }
 
   #swap(a: number, b: number): void {
     const entryA = this.#at(a)
     const entryB = this.#at(b)
     this.#heap[a] = entryB
+    entryB.index = a
     this.#heap[b] = entryA
-    this.#position.set(entryB.record, a)
-    this.#position.set(entryA.record, b)
+    entryA.index = b
   }
 }
