@@ -172,9 +172,11 @@ export type CoverageReport = z.output<typeof coverageReportSchema>
  */
 export class Coverage {
   readonly #items: readonly CoverageItem[]
-  readonly #ids: ReadonlySet<string>
-  readonly #all = new Map<string, number>()
-  readonly #byOrganisation = new Map<string, Map<string, number>>()
+  /** Each item's place in {@link #items}, and so in every array of counts. */
+  readonly #indexOf: ReadonlyMap<string, number>
+  /** The whole mock's counts, by item place. */
+  #all: number[]
+  readonly #byOrganisation = new Map<string, number[]>()
   /** Whether the mock has organisation `orgId`: only those get counts of their own. */
   readonly #exists: (orgId: string) => boolean
 
@@ -184,7 +186,8 @@ export class Coverage {
   ) {
     this.#exists = exists
     this.#items = items
-    this.#ids = new Set(items.map((item) => item.id))
+    this.#indexOf = new Map(items.map((item, at) => [item.id, at]))
+    this.#all = this.#noCounts()
   }
 
   /**
@@ -192,23 +195,24 @@ export class Coverage {
    * no item stands for (a 503 past the body budget, a 405) is not counted.
    */
   count(owner: string | undefined, id: string): void {
-    if (!this.#ids.has(id)) return
-    this.#all.set(id, (this.#all.get(id) ?? 0) + 1)
+    const at = this.#indexOf.get(id)
+    if (at === undefined) return
+    this.#all[at] = (this.#all[at] ?? 0) + 1
     if (owner === undefined) return
     let own = this.#byOrganisation.get(owner)
     if (!own) {
       // A call that ends after its organisation was removed counts for the whole mock only.
       if (!this.#exists(owner)) return
-      own = new Map()
+      own = this.#noCounts()
       this.#byOrganisation.set(owner, own)
     }
-    own.set(id, (own.get(id) ?? 0) + 1)
+    own[at] = (own[at] ?? 0) + 1
   }
 
   /** What was met, by the whole mock or, with `orgId`, by that organisation's calls. */
   report(orgId?: string): CoverageReport {
     const counts = orgId === undefined ? this.#all : this.#byOrganisation.get(orgId)
-    const items = this.#items.map((item) => ({ ...item, count: counts?.get(item.id) ?? 0 }))
+    const items = this.#items.map((item, at) => ({ ...item, count: counts?.[at] ?? 0 }))
     const groups = new Map<string, { group: string; total: number; met: number }>()
     for (const { group, count } of items) {
       const row = groups.get(group) ?? { group, total: 0, met: 0 }
@@ -227,8 +231,12 @@ export class Coverage {
 
   /** Starts afresh: nothing met, by the mock or any organisation. */
   clear(): void {
-    this.#all.clear()
+    this.#all = this.#noCounts()
     this.#byOrganisation.clear()
+  }
+
+  #noCounts(): number[] {
+    return this.#items.map(() => 0)
   }
 }
 
