@@ -58,11 +58,25 @@ export class TimeOrder<R> {
   }
 }
 
-/** A record in a {@link Heap}: its time, and where it stands in the heap. */
-interface HeapEntry<R> {
-  ms: number
-  record: R
-  index: number
+/** A record in a {@link Heap}: its time, and where it stands in the heap (not one of its fields). */
+class HeapEntry<R> {
+  readonly ms: number
+  readonly record: R
+  #index: number
+
+  constructor(ms: number, record: R, index: number) {
+    this.ms = ms
+    this.record = record
+    this.#index = index
+  }
+
+  get index(): number {
+    return this.#index
+  }
+
+  set index(index: number) {
+    this.#index = index
+  }
 }
 
 /**
@@ -84,7 +98,7 @@ class Heap<R> {
   }
 
   add(record: R, ms: number): void {
-    const entry = { ms, record, index: this.#heap.length }
+    const entry = new HeapEntry(ms, record, this.#heap.length)
     this.#heap.push(entry)
     this.#entryOf.set(record, entry)
     this.#up(entry.index)
