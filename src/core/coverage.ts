@@ -44,8 +44,27 @@ export const coverageSources: CoverageSources = {
 
 /** The id of an API answer item: `identify.200.created`, `delete.404`, `identify.401`. */
 export function answerItemId(operation: string, status: number, outcome?: string): string {
-  return outcome === undefined ? `${operation}.${status}` : `${operation}.${status}.${outcome}`
+  // Remembered: every call counts one, and a new text costs its hashing in each lookup.
+  let byStatus = answerItemIds.get(operation)
+  if (!byStatus) {
+    byStatus = new Map()
+    answerItemIds.set(operation, byStatus)
+  }
+  let byOutcome = byStatus.get(status)
+  if (!byOutcome) {
+    byOutcome = new Map()
+    byStatus.set(status, byOutcome)
+  }
+  let id = byOutcome.get(outcome)
+  if (id === undefined) {
+    id = outcome === undefined ? `${operation}.${status}` : `${operation}.${status}.${outcome}`
+    byOutcome.set(outcome, id)
+  }
+  return id
 }
+
+/** The ids {@link answerItemId} made, by operation, status and outcome: at most one per answer. */
+const answerItemIds = new Map<string, Map<number, Map<string | undefined, string>>>()
 
 /** The id of an answer-shape case met by a 200. */
 export const shapeItemId = (name: string) => `shape.${name}`
