@@ -44,6 +44,7 @@ import {
   sizedRuleContext,
   suiteCosts,
 } from './lib/in-process.ts'
+import { instructionsPerCall } from './lib/instructions.ts'
 import { closeHandlesOfClosedSockets } from './lib/msw-socket-leak.ts'
 import { prismPackage, startPrism } from './lib/prism.ts'
 import {
@@ -295,6 +296,28 @@ async function throughput() {
         ratio: cpu,
         met: cpu <= 1.05,
       })
+    }
+    if (compared && 'folder' in compared) {
+      say(`   instructions a call under callgrind, this checkout and ${against}…`)
+      const [counted, theirCount] = await Promise.all([
+        instructionsPerCall(sizedOptions(small)),
+        instructionsPerCall(sizedOptions(small), compared.folder),
+      ])
+      if (typeof counted === 'number' && typeof theirCount === 'number') {
+        figures.push({
+          goal: 1,
+          name: `standalone server instructions a call against ${against}'s (callgrind)`,
+          measured: `${Math.round(counted).toLocaleString('en')} against ${Math.round(theirCount).toLocaleString('en')}`,
+          target: '≤ 1.05 × (within 5 %)',
+          ratio: counted / theirCount,
+          met: counted / theirCount <= 1.05,
+        })
+      } else {
+        const why = typeof counted === 'number' ? theirCount : counted
+        notes.push(
+          `Instructions a call were not counted: ${(why as { unavailable: string }).unavailable}.`,
+        )
+      }
     }
     const wiremock = measured.wiremock
     const before = measured.before

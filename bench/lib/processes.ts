@@ -36,15 +36,19 @@ export interface MockServer {
 
 /**
  * Starts a standalone mock server; `checkout`: the one of another checkout of the repository
- * (its own `bench/server-child.ts` and sources), as {@link checkoutOf} makes one.
+ * (its own `bench/server-child.ts` and sources), as {@link checkoutOf} makes one; `under`: a
+ * command that runs Node with its arguments after its own (`valgrind` and its options).
  */
 export async function startMockServer(
   options: ServerOptions = {},
   checkout?: string,
+  under?: string[],
 ): Promise<MockServer> {
   const childPath = checkout ? join(checkout, 'bench', 'server-child.ts') : serverChildPath
+  const [command, ...args] = under ?? []
   const child = fork(childPath, [JSON.stringify(options)], {
-    execArgv: ['--expose-gc'],
+    execArgv: command ? [...args, process.execPath, '--expose-gc'] : ['--expose-gc'],
+    ...(command && { execPath: command }),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   })
   const ready = await nextMessage<{ url: string }>(child, 'ready')
