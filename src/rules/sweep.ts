@@ -2,10 +2,11 @@ import type { RuleContext } from './context.ts'
 
 /**
  * Drops the sign-in tokens and web-view sessions of organisation `orgId` expired at `now` (its
- * clock's time), earliest first: each organisation's are kept in time order beside their insertion
- * order, so a sweep looks only at records it drops and one more, and one long-lived record never
- * holds it back. Another organisation's clock may read another time: its records wait for its
- * own calls.
+ * clock's time; a token within the second after its expiry, as `signInTokensByExpiry` orders them,
+ * while its redemption is refused from the millisecond), earliest first: each organisation's are
+ * kept in time order beside their insertion order, so a sweep looks only at records it drops and
+ * one more, and one long-lived record never holds it back. Another organisation's clock may read
+ * another time: its records wait for its own calls.
  *
  * @example
  * sweepExpired(ctx, 'org-1', ctx.now('org-1'))

@@ -53,6 +53,22 @@ describe('expiry, to the millisecond', () => {
     })
   })
 
+  it('sweeps an expired token within the second after its expiry, never before it', async () => {
+    const { api, identify, advance } = setup({ tokenTtlSeconds: 1 }, start)
+    const { token, data } = await identify('quick') // expires at 12:00:01.900
+    const held = async () =>
+      (await api.state()).signInTokens.some((record) => record.userId === data.userId)
+    advance(0.95) // 12:00:01.850: an identify sweeps, and the token stays
+    await identify('other')
+    expect(await held()).toBe(true)
+    advance(0.1) // 12:00:01.950: refused from its expiry on, to the millisecond
+    await identify('other')
+    expect(await api.redeemToken('acme', token)).toEqual({ ok: false, reason: 'expired' })
+    advance(0.1) // 12:00:02.050: swept by the next identify
+    await identify('other')
+    expect(await held()).toBe(false)
+  })
+
   it('keeps a web-view session with a one-second TTL open 600 ms after it starts, not at one second', async () => {
     const { api, identify, advance } = setup({ sessionTtlSeconds: 1 }, start)
     const { token } = await identify('viewer')
