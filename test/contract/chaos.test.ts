@@ -99,8 +99,8 @@ describe('chaos at a rate', () => {
       usersPerOrganisation: 0,
       chaos: { rate: 0.5, cases: ['delete-gateway-502'] },
     })
-    const [{ orgId, apiKeys }] = api.credentials as [{ orgId: string; apiKeys: [string] }]
-    const tenant = { orgId, apiKey: apiKeys[0] } as Tenant
+    const [seeded] = api.credentials
+    const tenant = { orgId: seeded?.orgId, apiKey: seeded?.apiKeys[0] } as Tenant
     const statuses = async () => {
       const got: number[] = []
       for (let i = 0; i < 40; i += 1) got.push((await deleteOf(api, tenant)).status)
