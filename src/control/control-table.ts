@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { deleteUserResponseSchema } from '../api/api-schemas.ts'
+import { chaosReadingSchema } from '../api/chaos-setting.ts'
 import {
   type ClockSetting,
   clockAdvanceSchema,
@@ -16,7 +17,7 @@ import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
-import { type ChaosSetting, chaosReadingSchema, chaosSettingSchema } from '../core/chaos-setting.ts'
+import { type ChaosSetting, chaosSettingSchema } from '../core/chaos.ts'
 import { coverageReportSchema } from '../core/coverage.ts'
 import type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 import {

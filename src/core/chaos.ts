@@ -1,17 +1,36 @@
-import { ApiError } from '../base/errors.ts'
+import * as z from 'zod'
+import { type ChaosReading, chaosOptionSchema } from '../api/chaos-setting.ts'
+import { ApiError, parseOptions } from '../base/errors.ts'
 import { hashOf, seededRandom } from '../base/seeded-random.ts'
 import { parseInput } from '../rules/organisations.ts'
-import { type ChaosReading, type ChaosSetting, chaosSettingSchema } from './chaos-setting.ts'
 import {
   type FailureCase,
   type FailureCaseName,
   failureCaseNamed,
+  failureCaseNameSchema,
   failureCases,
 } from './failure-cases.ts'
 import { type TakenFault, takenOfCase } from './faults.ts'
 import type { Operation } from './routes.ts'
 
-export type { ChaosReading, ChaosSetting } from './chaos-setting.ts'
+export type { ChaosReading } from '../api/chaos-setting.ts'
+
+/**
+ * Chaos at a rate, as `PUT /__mock/chaos` and the tenant handle's `setChaos` take it: the option
+ * `chaos`, each case checked against the failure cases.
+ *
+ * @example chaosSettingSchema.parse({ rate: 0.05, cases: ['delete-reset'], seed: 7 })
+ */
+export const chaosSettingSchema = chaosOptionSchema.extend({
+  cases: z
+    .array(failureCaseNameSchema)
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe(chaosOptionSchema.shape.cases.description ?? ''),
+})
+
+export type ChaosSetting = z.input<typeof chaosSettingSchema>
 
 /** A chaos under way: its setting (the seed filled in), its stream, and what it drew so far. */
 interface Running {
@@ -59,9 +78,13 @@ export class Chaos {
   #mock: Running | undefined
   readonly #own = new Map<string, Running>()
 
-  constructor(deps: ChaosDeps, option?: ChaosSetting) {
+  /** `option`: the option `chaos`, its cases checked here (a `TypeError` naming a bad one). */
+  constructor(deps: ChaosDeps, option?: z.input<typeof chaosOptionSchema>) {
     this.#deps = deps
-    this.#option = option && { ...option, seed: option.seed ?? drawnSeed() }
+    const { chaos } = parseOptions(z.strictObject({ chaos: chaosSettingSchema.optional() }), {
+      chaos: option as ChaosSetting | undefined,
+    })
+    this.#option = chaos && { ...chaos, seed: chaos.seed ?? drawnSeed() }
     this.#mock = this.#option && this.#start(this.#option)
   }
 

@@ -1,11 +1,11 @@
 import * as z from 'zod'
+import { chaosOptionSchema } from '../api/chaos-setting.ts'
 import { dataFileSchema } from '../api/data-file.ts'
 import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
 import type { Clock } from '../base/time.ts'
-import { chaosSettingSchema } from '../core/chaos-setting.ts'
 import { svixRetrySchedule, webhookLimits } from '../webhooks/limits.ts'
 import { webhookEndpointInputSchema } from '../webhooks/webhook-schemas.ts'
 
@@ -143,7 +143,7 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
   delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
   latency: latencySchema.optional(),
-  chaos: chaosSettingSchema
+  chaos: chaosOptionSchema
     .optional()
     .describe(
       "chaos at a rate: { rate, cases?, seed?, calls?, forMs? }, a share of the calls that meet a failure case drawn from a seeded stream; an organisation's own replaces it",

@@ -259,6 +259,15 @@ describe('chaos settings refused', () => {
     expect(await tenant.chaos()).toBeNull()
   })
 
+  it('refuses the option with a rate out of range or an unknown case, a TypeError naming it', () => {
+    expect(() => createMockApi({ chaos: { rate: 0.1, cases: ['delete-nope'] } })).toThrow(
+      /^Invalid options: chaos\.cases\[0\]: .*"delete-nope"/,
+    )
+    expect(() => createMockApi({ chaos: { rate: 2 } })).toThrow(
+      /^Invalid options: chaos\.rate: expected a rate from 0 to 1/,
+    )
+  })
+
   describe('over HTTP', () => {
     let server: RunningServer
     beforeAll(async () => {

@@ -6,8 +6,9 @@
  * what a poll renders is never older than the action before it. It imports only types of the
  * server's modules.
  */
+
+import type { ChaosReading } from '../../api/chaos-setting.ts'
 import type { ClockReading } from '../../api/clock-schemas.ts'
-import type { ChaosReading } from '../../core/chaos-setting.ts'
 import type { CoverageReport } from '../../core/coverage.ts'
 import type { QueuedFaultView } from '../../core/faults.ts'
 import type { JournalEntry } from '../../core/journal.ts'
