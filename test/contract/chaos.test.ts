@@ -45,15 +45,13 @@ describe('chaos at a rate', () => {
       const tenant = await api.organisations.create()
       // Every delete case: those the transport enacts (a hang, a slow body) travel unsent here.
       await tenant.setChaos({ rate: 0.05, seed })
-      let failed = 0
-      for (let i = 0; i < 10_000; i += 1) if ((await deleteOf(api, tenant)).failure) failed += 1
+      for (let i = 0; i < 10_000; i += 1) await deleteOf(api, tenant)
       const failures = await failuresOf(tenant)
       const reading = await tenant.chaos()
       expect(reading).toMatchObject({ rate: 0.05, seed, drawn: 10_000 })
       expect(reading?.failed).toBeGreaterThanOrEqual(450)
       expect(reading?.failed).toBeLessThanOrEqual(550)
       expect(failures).toHaveLength(reading?.failed ?? -1)
-      expect(failed).toBeLessThanOrEqual(failures.length)
       const cases = new Set(failures.map(({ failure }) => failure.case))
       const deleteCases = api.failures.cases().filter((c) => c.operation === 'delete')
       expect([...cases].every((name) => deleteCases.some((c) => c.name === name))).toBe(true)
