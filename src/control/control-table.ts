@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { deleteUserResponseSchema } from '../api/api-schemas.ts'
+import { chaosReadingSchema } from '../api/chaos-setting.ts'
 import {
   type ClockSetting,
   clockAdvanceSchema,
@@ -16,6 +17,7 @@ import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
+import { type ChaosSetting, chaosSettingSchema } from '../core/chaos.ts'
 import { coverageReportSchema } from '../core/coverage.ts'
 import type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 import {
@@ -299,6 +301,40 @@ export const controlTable = {
     args: (ms: number) => ({ ms }),
     run: (core, { ms }) => core.clocks.advance(undefined, ms),
   }),
+  chaos: control({
+    method: 'GET',
+    path: controlPaths.chaos,
+    summary:
+      "The mock's chaos, which every organisation without one of its own meets: its setting, seed and counts; `null` when none is under way.",
+    carry: 'none',
+    input: none,
+    output: chaosReadingSchema.nullable(),
+    status: 200,
+    args: () => ({}),
+    run: (core) => core.chaos.read(),
+  }),
+  setChaos: control({
+    method: 'PUT',
+    path: controlPaths.chaos,
+    summary:
+      "Starts the mock's chaos: a `rate` of calls meet a failure case (of `cases`, default every case of the call's operation) drawn from a `seed`ed stream, for `calls` calls or `forMs`.",
+    carry: { bodyOf: 'setting' },
+    input: z.strictObject({ setting: chaosSettingSchema }),
+    output: chaosReadingSchema,
+    status: 200,
+    args: (setting: ChaosSetting) => ({ setting }),
+    run: (core, { setting }) => core.chaos.set(undefined, setting),
+  }),
+  clearChaos: control({
+    method: 'DELETE',
+    path: controlPaths.chaos,
+    summary: "Ends the mock's chaos.",
+    carry: 'none',
+    input: none,
+    status: 204,
+    args: () => ({}),
+    run: (core) => core.chaos.end(),
+  }),
   organisations: {
     list: control({
       method: 'GET',
@@ -431,6 +467,46 @@ export const controlTable = {
       args: (orgId: string, ms: number) => ({ orgId, ms }),
       tenant: { name: 'advanceClock', args: (orgId, ms: number) => ({ orgId, ms }) },
       run: (core, { orgId, ms }) => core.clocks.advance(orgId, ms),
+    }),
+    chaos: control({
+      method: 'GET',
+      path: `${organisationPath}/chaos`,
+      summary:
+        "The organisation's own chaos, which replaces the mock's for its calls: its setting, seed and counts; `null` when none is under way.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      output: chaosReadingSchema.nullable(),
+      status: 200,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'chaos', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.chaos.read(orgId),
+    }),
+    setChaos: control({
+      method: 'PUT',
+      path: `${organisationPath}/chaos`,
+      summary:
+        "Starts the organisation's own chaos (as the mock's, for its calls only), in place of the mock's for them.",
+      carry: { bodyOf: 'setting' },
+      input: z.strictObject({ orgId: orgIdParam, setting: chaosSettingSchema }),
+      output: chaosReadingSchema,
+      status: 200,
+      args: (orgId: string, setting: ChaosSetting) => ({ orgId, setting }),
+      tenant: {
+        name: 'setChaos',
+        args: (orgId, setting: ChaosSetting) => ({ orgId, setting }),
+      },
+      run: (core, { orgId, setting }) => core.chaos.set(orgId, setting),
+    }),
+    clearChaos: control({
+      method: 'DELETE',
+      path: `${organisationPath}/chaos`,
+      summary: "Ends the organisation's own chaos: its calls meet the mock's again, if any.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      status: 204,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'clearChaos', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.chaos.end(orgId),
     }),
     listUsers: control({
       method: 'GET',

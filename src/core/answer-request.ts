@@ -7,6 +7,7 @@ import type { RuleContext } from '../rules/context.ts'
 import { latencyOf } from '../rules/latency.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
+import type { Chaos } from './chaos.ts'
 import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './coverage.ts'
 import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
 import { failureKinds } from './failure-kinds.ts'
@@ -27,6 +28,8 @@ export interface AnswerDeps {
   /** What the answers given met of the answer space. */
   coverage: Coverage
   latency: LatencyDraws
+  /** The failures drawn at a rate, for the calls no queued fault answers. */
+  chaos: Chaos
   hasOrganisation(orgId: string): boolean
 }
 
@@ -110,7 +113,10 @@ export async function answerRequest(
           const caller = ticket.dropped ? authenticate(ctx, authorization) : owner
           // Scoped by its owner, and by the user id its request names.
           const target = targetOf(begun.call as CallRequest)
-          const fault = deps.faults.take(route.operation, caller, target.id)
+          // A queued fault first; only a call none answers draws from the chaos.
+          const fault =
+            deps.faults.take(route.operation, caller, target.id) ??
+            deps.chaos.draw(route.operation, caller)
           if (fault !== undefined) {
             kept.fault = fault
             // Not applied: the call changes nothing, as every fault before.

@@ -19,6 +19,7 @@ import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
+import { Chaos } from './chaos.ts'
 import { ClockControls } from './clock-controls.ts'
 import { Coverage, type CoverageReport, deliveryItemId, eventItemId } from './coverage.ts'
 import { type FailureCase, failureCases } from './failure-cases.ts'
@@ -155,6 +156,15 @@ export class MockCore {
    * await core.clocks.advance('org-1', 301_000)
    */
   readonly clocks: ClockControls
+  /**
+   * Chaos at a rate: the mock's (no `orgId`) and each organisation's own, which replaces the
+   * mock's for its calls; `read` gives `null` for a scope without one under way.
+   *
+   * @example
+   * core.chaos.set('org-1', { rate: 0.05, seed: 7 }) // { rate: 0.05, cases: [...], seed: 7, drawn: 0, failed: 0 }
+   * core.chaos.end('org-1')
+   */
+  readonly chaos: Chaos
   readonly #webhooks: Webhooks
   readonly #seed: Seed
   /** The data a reset goes back to, once built (see the constructor). */
@@ -252,6 +262,7 @@ export class MockCore {
       webhooks: this.#webhooks,
       has: (orgId) => this.#tenants.has(orgId),
     })
+    this.chaos = new Chaos({ has: (orgId) => this.#tenants.has(orgId), realMs }, o.chaos)
     this.#answerDeps = {
       transactions,
       coverage: this.#coverage,
@@ -259,6 +270,7 @@ export class MockCore {
       journal: this.#journal,
       options: o,
       latency: this.#latency,
+      chaos: this.chaos,
       hasOrganisation: (orgId) => this.#tenants.has(orgId),
     }
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
@@ -340,9 +352,10 @@ export class MockCore {
   /**
    * Back to the seeded data, with the journal, the queued faults and the webhook deliveries
    * cleared (pending retries cancelled, endpoints added since the start removed, organisations
-   * created at run time removed). With an `orgId`, only that organisation goes back to where it
-   * started (the seed and the data file, or what it was created with) and only its journal
-   * entries, faults and deliveries are cleared; 404 `Not found` for one the mock does not have.
+   * created at run time removed), every chaos ended (the option's starts again from its seed).
+   * With an `orgId`, only that organisation goes back to where it started (the seed and the data
+   * file, or what it was created with) and only its journal entries, faults, chaos and deliveries
+   * are cleared; 404 `Not found` for one the mock does not have.
    *
    * @example await api.reset({ orgId })
    */
@@ -364,6 +377,7 @@ export class MockCore {
       this.#faults.clear()
       this.#journal.clear()
       this.#latency.clear()
+      this.chaos.restart()
     })
     // Like `ready`: once it resolves, `db` holds every record in `@msw/data`.
     await transactions.ctx.db.adopted
@@ -501,11 +515,12 @@ export class MockCore {
     })
   }
 
-  /** Clears the journal entries, queued faults and webhook deliveries of organisation `orgId`. */
+  /** Clears the journal entries, queued faults, chaos and webhook deliveries of organisation `orgId`. */
   #forgetCallsOf(orgId: string): void {
     this.#faults.clearOrganisation(orgId)
     this.#journal.forget(orgId)
     this.#latency.forget(orgId)
+    this.chaos.forget(orgId)
     this.#webhooks.forgetOrganisation(orgId)
   }
 }

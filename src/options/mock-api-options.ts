@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { chaosOptionSchema } from '../api/chaos-setting.ts'
 import { dataFileSchema } from '../api/data-file.ts'
 import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
@@ -142,6 +143,11 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
   delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
   latency: latencySchema.optional(),
+  chaos: chaosOptionSchema
+    .optional()
+    .describe(
+      "chaos at a rate: { rate, cases?, seed?, calls?, forMs? }, a share of the calls that meet a failure case drawn from a seeded stream; an organisation's own replaces it",
+    ),
   shapes: shapesSchema
     .default('full')
     .describe(

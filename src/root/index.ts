@@ -29,6 +29,7 @@ export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Clock } from '../base/time.ts'
 export type { OrganisationControls, Tenant } from '../control/control-surfaces.ts'
 export type { TenantFailNextArgs, TenantFault } from '../control/control-table.ts'
+export type { ChaosReading, ChaosSetting } from '../core/chaos.ts'
 export type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 export type { FailureKindName } from '../core/failure-kinds.ts'
 export {

@@ -3,6 +3,7 @@ import { onStopSignal } from './stop-signals.ts'
 import './node-check.ts'
 import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
+import type { ChaosReading } from '../api/chaos-setting.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import { type Issue, issueLines } from '../base/issues.ts'
@@ -156,6 +157,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   const url = callableUrl(running.url)
   const curl = curlLine(url, credentials)
   const inspector = options.control ? `${url}${controlPaths.inspector}` : null
+  const chaos = chaosLine(running.core.chaos.read())
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
@@ -179,7 +181,10 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
         ]
       : [`identify-api-mock listening on ${url}`]
     process.stdout.write(
-      banner(listening, url, credentials, curl, inspector, webhooks, controlLine(options)),
+      banner(listening, url, credentials, curl, inspector, webhooks, [
+        ...(chaos ? [chaos] : []),
+        controlLine(options),
+      ]),
     )
   }
 }
@@ -187,6 +192,13 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
 function curlLine(url: string, credentials: Credentials[]): string | null {
   const org = credentials.find((c) => c.apiKeys.length > 0)
   return org?.apiKeys[0] ? identifyCurlLine(url, org.orgId, org.apiKeys[0]) : null
+}
+
+/** What the banner says of `--chaos`: the seed first, so that a run that failed can be replayed. */
+function chaosLine(chaos: ChaosReading | null): string | null {
+  if (chaos === null) return null
+  const share = `${Math.round(chaos.rate * 10_000) / 100} %`
+  return `Chaos: ${share} of calls meet a failure case, seed ${chaos.seed} (replay with --chaos-seed ${chaos.seed}; GET ${controlPaths.chaos}).`
 }
 
 function controlLine(options: ResolvedServerOptions): string {
@@ -208,7 +220,7 @@ function banner(
   curl: string | null,
   inspector: string | null,
   webhooks: WebhookEndpoint[],
-  controls: string,
+  controls: string[],
 ): string {
   const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
   const orgs = credentials.map(
@@ -231,7 +243,7 @@ function banner(
           ...webhooks.map((w) => `  ${w.id}  ${w.url}  ${w.secret}`),
         ]
       : []),
-    controls,
+    ...controls,
     'Stop with Ctrl+C.',
     '',
   ].join('\n')

@@ -60,6 +60,9 @@ const calls: Calls = {
   clock: () => [],
   setClock: () => [{ real: true }],
   advanceClock: () => [0],
+  chaos: () => [],
+  setChaos: () => [{ rate: 0, cases: ['delete-reset'], seed: 3 }],
+  clearChaos: () => [],
   'organisations.list': () => [],
   'organisations.create': () => [{ users: 1 }],
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
@@ -68,6 +71,9 @@ const calls: Calls = {
   'organisations.clock': ({ orgId }) => [orgId],
   'organisations.setClock': ({ orgId }) => [orgId, { frozenAt: '2030-01-01T00:00:00Z' }],
   'organisations.advanceClock': ({ orgId }) => [orgId, 1000],
+  'organisations.chaos': ({ orgId }) => [orgId],
+  'organisations.setChaos': ({ orgId }) => [orgId, { rate: 0.5, seed: 4, calls: 10 }],
+  'organisations.clearChaos': ({ orgId }) => [orgId],
   'organisations.listUsers': ({ orgId }) => [orgId, { q: 'ada' }],
   'organisations.getUser': ({ orgId }) => [orgId, 'ada'],
   'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
@@ -97,6 +103,9 @@ const tenantCalls: TenantCalls = {
   clock: () => [],
   setClock: () => [{ frozenAt: '2030-01-01T00:00:00Z' }],
   advanceClock: () => [1500],
+  setChaos: () => [{ rate: 1, cases: ['identify-slow'], seed: 5 }],
+  chaos: () => [],
+  clearChaos: () => [],
   listUsers: () => [{}],
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
@@ -176,6 +185,15 @@ describe('every row of the control table', () => {
         mode: 'frozen',
       })
       expect(results.advanceClock).toMatchObject({ mode: 'running' })
+      expect(results.setChaos).toEqual({
+        rate: 0,
+        cases: ['delete-reset'],
+        seed: 3,
+        drawn: 0,
+        failed: 0,
+      })
+      expect(results['organisations.setChaos']).toMatchObject({ rate: 0.5, seed: 4, calls: 10 })
+      expect(results.clearChaos).toBeUndefined()
     }
     expect(overHttp.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.putUser).toEqual({ created: true })
@@ -203,6 +221,13 @@ describe('every row of the control table', () => {
       expect(tenantResults.advanceClock).toEqual({
         now: '2030-01-01T00:00:01.500Z',
         mode: 'frozen',
+      })
+      expect(tenantResults.chaos).toEqual({
+        rate: 1,
+        cases: ['identify-slow'],
+        seed: 5,
+        drawn: 0,
+        failed: 0,
       })
     }
     // The tenant's remove ran last: its organisation is gone on both.

@@ -245,6 +245,24 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect((await tenant.requests()).at(-1)).toMatchObject({ delayMs: 5 })
           await tenant.setLatency(null)
         },
+        setChaos: async (tenant) => {
+          const chaos = { rate: 1, cases: ['identify-gateway-503' as const], seed: 7 }
+          expect(await tenant.setChaos(chaos)).toEqual({ ...chaos, drawn: 0, failed: 0 })
+          // The other tenant, running the same steps meanwhile, never meets this one's chaos.
+          expect(await statusOf(identify(tenant, 'ada'))).toBe(503)
+          expect((await tenant.requests()).at(-1)).toMatchObject({
+            status: 503,
+            failure: { kind: 'gateway', case: 'identify-gateway-503', chaos: true },
+          })
+        },
+        chaos: async (tenant) => {
+          expect(await tenant.chaos()).toMatchObject({ seed: 7, drawn: 1, failed: 1 })
+        },
+        clearChaos: async (tenant) => {
+          await tenant.clearChaos()
+          expect(await tenant.chaos()).toBeNull()
+          expect(await statusOf(identify(tenant, 'ada'))).toBe(200)
+        },
         clock: async (tenant) => {
           // The other tenant's clock, set in its own run, is not this one's: it follows the mock's.
           expect(await tenant.clock()).toMatchObject({ mode: 'real' })
