@@ -211,6 +211,8 @@ export class MockCore {
         standsStill: (orgId) => clocks().modeOf(orgId) === 'frozen',
       },
       transport,
+      has: (orgId) => this.#tenants.has(orgId),
+      pendingShare: o.webhookPendingShare,
     })
     this.webhooks = this.#webhooks
     this.events = {
@@ -243,6 +245,7 @@ export class MockCore {
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
       forgetOrganisation: (orgId) => {
         this.#forgetCallsOf(orgId)
+        this.#webhooks.removeOrganisation(orgId)
         this.#coverage.forget(orgId)
       },
     })

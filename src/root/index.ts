@@ -71,6 +71,7 @@ export {
   type WebhookEventInput,
 } from '../webhooks/events.ts'
 export {
+  type OwnedWebhookEndpointInput,
   type RaisedWebhookEvent,
   type WebhookAttempt,
   type WebhookDelivery,

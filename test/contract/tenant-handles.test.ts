@@ -36,6 +36,7 @@ if (noContainers) {
       close: async () => {
         await container.stop()
       },
+      reachesLoopback: false,
     }
   })
 }

@@ -21,6 +21,7 @@ import {
   type MockApiOptions,
   type MockState,
   type Operation,
+  type OwnedWebhookEndpointInput,
   type RaisedWebhookEvent,
   type RedeemResult,
   type ShapeCase,
@@ -30,7 +31,6 @@ import {
   type userProfileSchema,
   type WebhookDelivery,
   type WebhookEndpoint,
-  type WebhookEndpointInput,
   type WebhookEventInput,
 } from '../../src/root/index.ts'
 import {
@@ -169,9 +169,17 @@ describe('api.webhooks and api.events', () => {
   it('are typed from their zod schemas, without any', () => {
     const api = createMockApi()
     expectTypeOf(api.webhooks.add).toEqualTypeOf<
-      (endpoint: WebhookEndpointInput) => WebhookEndpoint
+      (endpoint: OwnedWebhookEndpointInput) => WebhookEndpoint
     >()
-    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<() => WebhookDelivery[]>()
+    expectTypeOf<OwnedWebhookEndpointInput>().toEqualTypeOf<{
+      url: string
+      secret?: string | undefined
+      events?: string[] | undefined
+      orgId?: string | undefined
+    }>()
+    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<
+      (scope?: { orgId?: string | undefined }) => WebhookDelivery[]
+    >()
     expectTypeOf(api.webhooks.settled).toEqualTypeOf<() => Promise<void>>()
     expectTypeOf(api.events.raise).toEqualTypeOf<
       (input: WebhookEventInput) => Promise<RaisedWebhookEvent>
@@ -181,6 +189,7 @@ describe('api.webhooks and api.events', () => {
       url: string
       secret: string
       events: string[] | null
+      orgId?: string | undefined
     }>()
     expectTypeOf<WebhookDelivery['attempts'][number]>().toEqualTypeOf<{
       at: string
