@@ -310,7 +310,7 @@ export class Webhooks implements WebhookControls {
    * organisation it was raised for. The deliveries pending are one pool, of which the events of
    * each organisation (and those of none) hold a share: while the pool has room, any may take
    * it; when it has none, the largest holder gives way. An event whose organisation would then
-   * hold past its share, or that holds the most itself, is refused (429); otherwise the oldest
+   * hold past its share, or that holds the most itself, is refused (429); otherwise the newest
    * pending delivery of the largest holder past its share is given up to make room (its last
    * attempt says so), and only when every holder is within its share is the event refused.
    */
@@ -481,19 +481,22 @@ export class Webhooks implements WebhookControls {
     }
   }
 
-  /** Gives up the oldest pending delivery of the events of `orgId`, to make room for another's. */
+  /**
+   * Gives up the newest pending delivery of the events of `orgId` (the last it was let take), to
+   * make room for another's.
+   */
   #giveWay(orgId: string | undefined): void {
-    let oldest: Delivery | undefined
+    let newest: Delivery | undefined
     for (const delivery of this.#pending) {
-      if (delivery.orgId === orgId && (!oldest || delivery.order < oldest.order)) oldest = delivery
+      if (delivery.orgId === orgId && (!newest || delivery.order > newest.order)) newest = delivery
     }
-    if (!oldest) return
-    clearTimeout(oldest.timer)
-    oldest.record.attempts.push({
-      at: new Date(this.#timeOf(oldest)).toISOString(),
+    if (!newest) return
+    clearTimeout(newest.timer)
+    newest.record.attempts.push({
+      at: new Date(this.#timeOf(newest)).toISOString(),
       error: 'given up: its organisation held the most pending deliveries when another needed room',
     })
-    this.#finish(oldest)
+    this.#finish(newest)
   }
 
   /** Adds `delivery` to the pending ones, charged to its event's organisation. */
