@@ -20,7 +20,9 @@ describe('docs/guides/many-tests.md', () => {
     expect(jestFile).toEqual(read('examples/jest-shared-server/tenant-1.spec.ts'))
     expect(receiverFile).toEqual(read('examples/shared-server/webhooks.spec.ts'))
     // The jest receiver file is the same, its runner's imports aside, as the guide says.
-    expect(read('examples/jest-shared-server/webhooks.spec.ts')).toEqual(jestReceiverOf(receiverFile))
+    expect(read('examples/jest-shared-server/webhooks.spec.ts')).toEqual(
+      jestReceiverOf(receiverFile),
+    )
     // The example's config names the entries by their sources; a project names them by package.
     expect(config).toContain("globalSetup: ['identify-api-mock/vitest-server']")
     expect(config).toContain("setupFiles: ['identify-api-mock/vitest']")
