@@ -26,11 +26,13 @@ import {
   type RedeemResult,
   type ShapeCase,
   type ShapeForms,
+  type Tenant,
   type UserProfile,
   type UserProfileInput,
   type userProfileSchema,
   type WebhookDelivery,
   type WebhookEndpoint,
+  type WebhookEndpointInput,
   type WebhookEventInput,
 } from '../../src/root/index.ts'
 import {
@@ -191,6 +193,14 @@ describe('api.webhooks and api.events', () => {
       events: string[] | null
       orgId?: string | undefined
     }>()
+    // A tenant's webhooks: its own endpoints, nested under `webhooks` as the table's names say.
+    expectTypeOf<Tenant['webhooks']['add']>().toEqualTypeOf<
+      (endpoint: WebhookEndpointInput) => Promise<WebhookEndpoint>
+    >()
+    expectTypeOf<Tenant['webhooks']['remove']>().toEqualTypeOf<(id: string) => Promise<boolean>>()
+    expectTypeOf<Tenant['webhooks']['deliveries']>().toEqualTypeOf<
+      () => Promise<WebhookDelivery[]>
+    >()
     expectTypeOf<WebhookDelivery['attempts'][number]>().toEqualTypeOf<{
       at: string
       status?: number | undefined
