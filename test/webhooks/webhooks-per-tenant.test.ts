@@ -14,6 +14,9 @@ import { type LocalReceiver, startReceiver } from '../support/webhook-delivery.t
  * endpoints; and a tenant holding its pending deliveries does not stop another's events.
  */
 
+// Deliveries and a delayed call take real time; on a busy machine, more.
+vi.setConfig({ testTimeout: 60_000 })
+
 const json = { 'content-type': 'application/json' }
 const users = [{ id: 'ada', registrationStatus: 'registered' as const }]
 
@@ -352,7 +355,8 @@ describe("an organisation's life", () => {
       await call('POST', '/__mock/faults', {
         operation: 'identify',
         status: 500,
-        delayMs: 2_000,
+        // Long enough for a removal and a creation on a busy machine.
+        delayMs: 5_000,
         orgId,
       })
       const answer = fetch(`${server.url}/api/v1/users/identify`, {
