@@ -1,3 +1,5 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { HttpResponse, http } from 'msw'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
@@ -339,8 +341,21 @@ describe('pending deliveries, a share for each organisation', () => {
 })
 
 describe("an organisation's life", () => {
-  it('never counts a call of a removed organisation, ending after the removal, for a new one of the same id', async () => {
+  it('never counts a call or a delivery of a removed organisation, ending after the removal, for a new one of the same id', async () => {
     const server = await startServer({ port: 0 })
+    // A receiver that holds its answer until told: the delivery is under way across the removal.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    let arrived = 0
+    const receiver = createServer((request, response) => {
+      arrived++
+      request.resume()
+      void held.then(() => response.end())
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+    const { port } = receiver.address() as AddressInfo
     try {
       const call = async (method: string, path: string, body?: unknown) => {
         const response = await fetch(`${server.url}${path}`, {
@@ -352,6 +367,11 @@ describe("an organisation's life", () => {
       }
       const orgId = 'one-life'
       const { apiKey } = (await call('POST', '/__mock/organisations', { orgId, users })).body
+      const url = `http://127.0.0.1:${port}/hooks`
+      expect((await call('POST', '/__mock/webhooks', { url, orgId })).status).toBe(201)
+      const event = { type: 'user.course.started', orgId, id: 'ada' }
+      expect((await call('POST', '/__mock/events', event)).status).toBe(202)
+      await vi.waitFor(() => expect(arrived).toBe(1), { timeout: 30_000, interval: 10 })
       await call('POST', '/__mock/faults', {
         operation: 'identify',
         status: 500,
@@ -372,6 +392,10 @@ describe("an organisation's life", () => {
       expect((await call('DELETE', `/__mock/organisations/${orgId}`)).status).toBe(204)
       expect((await call('POST', '/__mock/organisations', { orgId })).status).toBe(201)
       expect((await answer).status).toBe(500)
+      release()
+      await server.core.webhooks.settled()
+      expect((await call('GET', `/__mock/webhooks/deliveries?orgId=${orgId}`)).body).toEqual([])
+      expect((await call('GET', `/__mock/webhooks?orgId=${orgId}`)).body).toEqual([])
       const coverage = (await call('GET', `/__mock/coverage?orgId=${orgId}`)).body
       expect(coverage.met).toBe(0)
       expect((await call('GET', `/__mock/requests?orgId=${orgId}`)).body).toEqual([])
@@ -379,7 +403,9 @@ describe("an organisation's life", () => {
       const all = (await call('GET', '/__mock/coverage')).body
       expect(all.items.find((item: { id: string }) => item.id === 'identify.500')?.count).toBe(1)
     } finally {
+      release()
       await server.close()
+      await new Promise((resolve) => receiver.close(resolve))
     }
   })
 })
