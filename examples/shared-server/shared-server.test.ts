@@ -18,10 +18,11 @@ it('runs its spec files in parallel workers on one shared server, a tenant each'
     ],
     { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
   )
-  expect(stdout).toMatch(/Test Files +3 passed \(3\)/)
-  expect(stdout).toMatch(/Tests +25 passed \(25\)/)
+  expect(stdout).toMatch(/Test Files +4 passed \(4\)/)
+  expect(stdout).toMatch(/Tests +27 passed \(27\)/)
   // The server's coverage of the whole run, every file's tenant: 10 shapes, 3 identify and 3
-  // delete answers, 2 failure cases.
-  expect(stdout).toMatch(/^identify-api-mock: the clients met 18 of \d+ answers the API may give$/m)
+  // delete answers, 2 failure cases, and the webhooks' file's 2 event types delivered at once.
+  expect(stdout).toMatch(/^identify-api-mock: the clients met 21 of \d+ answers the API may give$/m)
   expect(stdout).toMatch(/^ {2}answer shapes +10\/10 +100 %$/m)
+  expect(stdout).toMatch(/^ {2}webhooks +3\/5 +60 %$/m)
 }, 120_000)

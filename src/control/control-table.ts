@@ -56,11 +56,12 @@ import {
   webhookEventInputSchema,
 } from '../webhooks/events.ts'
 import {
+  type OwnedWebhookEndpointInput,
+  ownedWebhookEndpointInputSchema,
   raisedWebhookEventSchema,
   type WebhookEndpoint,
   type WebhookEndpointInput,
   webhookDeliverySchema,
-  webhookEndpointInputSchema,
   webhookEndpointSchema,
 } from '../webhooks/webhook-schemas.ts'
 import {
@@ -94,6 +95,10 @@ export type TenantEvent = UserEventInput extends infer E
     ? Omit<E, 'orgId'>
     : never
   : never
+
+/** Whose webhook endpoints or deliveries: one organisation's, or all. */
+const webhookScopeSchema = z.strictObject({ orgId: orgIdParam.optional() })
+type WebhookScope = z.input<typeof webhookScopeSchema>
 
 /** Which queued faults to read or drop: those scoped to one organisation, or all. */
 const faultScopeSchema = z.strictObject({ orgId: orgIdParam.optional() })
@@ -584,24 +589,31 @@ export const controlTable = {
     add: control({
       method: 'POST',
       path: controlPaths.webhooks,
-      summary: 'Registers a webhook endpoint; the answer is the only one that shows its secret.',
+      summary:
+        "Registers a webhook endpoint: with `orgId`, that organisation's, which receives only its events; without, the mock's, which receives every one. The answer is the only one that shows its secret.",
       carry: 'body',
-      input: webhookEndpointInputSchema,
+      input: ownedWebhookEndpointInputSchema,
       output: webhookEndpointSchema,
       status: 201,
-      args: (endpoint: WebhookEndpointInput) => endpoint,
+      args: (endpoint: OwnedWebhookEndpointInput) => endpoint,
+      tenant: {
+        name: 'webhooks.add',
+        args: (orgId, endpoint: WebhookEndpointInput) => ({ ...endpoint, orgId }),
+      },
       run: (core, endpoint) => core.webhooks.add(endpoint),
     }),
     list: control({
       method: 'GET',
       path: controlPaths.webhooks,
-      summary: 'The webhook endpoints (over HTTP, without their secrets).',
-      carry: 'none',
-      input: none,
+      summary:
+        'The webhook endpoints (over HTTP, without their secrets); with `orgId`, those of that organisation.',
+      carry: 'query',
+      input: webhookScopeSchema,
       output: z.array(webhookEndpointSchema.omit({ secret: true })),
       status: 200,
-      args: () => ({}),
-      run: (core) => core.webhooks.list(),
+      args: (scope: WebhookScope = {}) => scope,
+      tenant: { name: 'webhooks.list', args: (orgId) => ({ orgId }) },
+      run: (core, scope) => core.webhooks.list(scope),
       // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
       toWire: (endpoints) => ({
         status: 200,
@@ -612,24 +624,27 @@ export const controlTable = {
     deliveries: control({
       method: 'GET',
       path: controlPaths.webhookDeliveries,
-      summary: 'One entry per message and endpoint, oldest first; with `limit`, the newest.',
+      summary:
+        "One entry per message and endpoint, oldest first; with `orgId`, those to that organisation's endpoints; with `limit`, the newest.",
       carry: 'query',
-      input: journalQuerySchema,
+      input: journalQuerySchema.extend(webhookScopeSchema.shape),
       output: z.array(webhookDeliverySchema),
       status: 200,
-      args: (): { limit?: number } => ({}),
-      run: (core, { limit }) => newestEntries(core.webhooks.deliveries(), limit),
+      args: (scope: WebhookScope = {}): { orgId?: string; limit?: number } => scope,
+      tenant: { name: 'webhooks.deliveries', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId, limit }) => newestEntries(core.webhooks.deliveries({ orgId }), limit),
     }),
     remove: control({
       method: 'DELETE',
       path: `${controlPaths.webhooks}/:id`,
       summary:
-        'Removes a webhook endpoint and cancels its retries; 404 `Webhook endpoint not found` (`false` in-process).',
-      carry: 'none',
-      input: z.strictObject({ id: z.string().min(1) }),
+        'Removes a webhook endpoint and cancels its retries; with `orgId`, only one of that organisation; 404 `Webhook endpoint not found` (`false` in-process).',
+      carry: 'query',
+      input: z.strictObject({ id: z.string().min(1).max(1024), orgId: orgIdParam.optional() }),
       status: 204,
-      args: (id: string) => ({ id }),
-      run: (core, { id }) => core.webhooks.remove(id),
+      args: (id: string, scope: WebhookScope = {}) => ({ ...scope, id }),
+      tenant: { name: 'webhooks.remove', args: (orgId, id: string) => ({ orgId, id }) },
+      run: (core, { id, orgId }) => core.webhooks.remove(id, { orgId }),
       toWire: (removed) => {
         if (!removed) throw new ApiError('webhookNotFound')
         return { status: 204 }

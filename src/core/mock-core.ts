@@ -34,6 +34,7 @@ import {
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
 import { LatencyDraws } from './latency-draws.ts'
+import { OrganisationLives } from './organisation-lives.ts'
 import type { Operation } from './routes.ts'
 import { type SiteRow, siteRowOf } from './site.ts'
 import { statePieces } from './state-pieces.ts'
@@ -174,6 +175,8 @@ export class MockCore {
   readonly #coverage = new Coverage((orgId) => this.#tenants.has(orgId))
   /** The delays the latencies give, drawn from the seed. */
   readonly #latency: LatencyDraws
+  /** Each organisation's life: what a call counts goes to the life it began in. */
+  readonly #lives = new OrganisationLives((orgId) => this.#tenants.has(orgId))
   /** The journal, each organisation's calls (and those of none) bounded apart. */
   readonly #journal: CallJournal
   readonly #transactions: Transactions
@@ -221,6 +224,8 @@ export class MockCore {
         standsStill: (orgId) => clocks().modeOf(orgId) === 'frozen',
       },
       transport,
+      has: (orgId) => this.#tenants.has(orgId),
+      pendingShare: o.webhookPendingShare,
     })
     this.webhooks = this.#webhooks
     this.events = {
@@ -253,7 +258,9 @@ export class MockCore {
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
       forgetOrganisation: (orgId) => {
         this.#forgetCallsOf(orgId)
+        this.#webhooks.removeOrganisation(orgId)
         this.#coverage.forget(orgId)
+        this.#lives.end(orgId)
       },
     })
     this.organisations = this.#tenants
@@ -272,6 +279,7 @@ export class MockCore {
       latency: this.#latency,
       chaos: this.chaos,
       hasOrganisation: (orgId) => this.#tenants.has(orgId),
+      lives: this.#lives,
     }
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
@@ -378,6 +386,8 @@ export class MockCore {
       this.#journal.clear()
       this.#latency.clear()
       this.chaos.restart()
+      // The organisations created at run time are gone with their lives.
+      this.#lives.endGone()
     })
     // Like `ready`: once it resolves, `db` holds every record in `@msw/data`.
     await transactions.ctx.db.adopted

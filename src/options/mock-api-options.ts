@@ -198,6 +198,11 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe(
       "the delays before each webhook retry, in milliseconds, each counted from the attempt before it (Svix's by default)",
     ),
+  webhookPendingShare: wholeNumber(1, webhookLimits.pendingDeliveries)
+    .default(webhookLimits.pendingDeliveries / 4)
+    .describe(
+      `the pending webhook deliveries (of ${webhookLimits.pendingDeliveries} in all) the events of one organisation, or those of none, may hold while another's need room; when none is left, the largest holder past it gives way`,
+    ),
   webhookTimeoutMs: wholeNumber(1, 600_000)
     .default(15_000)
     .describe('how long one webhook attempt may take before it counts as failed, in milliseconds'),

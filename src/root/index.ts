@@ -72,6 +72,7 @@ export {
   type WebhookEventInput,
 } from '../webhooks/events.ts'
 export {
+  type OwnedWebhookEndpointInput,
   type RaisedWebhookEvent,
   type WebhookAttempt,
   type WebhookDelivery,

@@ -52,7 +52,19 @@ export const webhookEndpointInputSchema = z.strictObject({
 export type WebhookEndpointInput = z.input<typeof webhookEndpointInputSchema>
 
 /**
- * A registered webhook endpoint. `events` is `null` when it receives every type.
+ * A webhook endpoint to register at run time: with `orgId`, that organisation's (it receives only
+ * that organisation's events, and a tenant handle sees it); without, the mock's (every event).
+ *
+ * @example ownedWebhookEndpointInputSchema.parse({ url: 'http://127.0.0.1:3000/webhooks', orgId: 'org-1' })
+ */
+export const ownedWebhookEndpointInputSchema = webhookEndpointInputSchema.extend({
+  orgId: z.string().min(1).max(1024).optional().describe('the organisation that owns it'),
+})
+export type OwnedWebhookEndpointInput = z.input<typeof ownedWebhookEndpointInputSchema>
+
+/**
+ * A registered webhook endpoint. `events` is `null` when it receives every type; `orgId` names
+ * the organisation that owns it, absent for one of the mock's.
  *
  * @example webhookEndpointSchema.parse({ id: 'ep_…', url, secret: 'whsec_…', events: null })
  */
@@ -61,6 +73,7 @@ export const webhookEndpointSchema = z.strictObject({
   url: z.string(),
   secret: z.string(),
   events: z.array(z.string()).nullable(),
+  orgId: z.string().optional(),
 })
 export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>
 

@@ -6,6 +6,7 @@ import {
   controlRows,
   type InProcessControls,
   type Tenant,
+  type TenantMethodName,
 } from '../../src/control/control-surfaces.ts'
 import type { ControlTable } from '../../src/control/control-table.ts'
 import { createMockApi, type MockApi } from '../../src/root/index.ts'
@@ -35,17 +36,30 @@ type Calls = {
   [N in RowNames<ControlTable>]: (world: World) => unknown[]
 }
 
-/** Arguments for each tenant method, after the tenant's `orgId`. */
+/** The member of `T` a dotted name reaches: `webhooks.add` is `T['webhooks']['add']`. */
+type At<T, N extends string> = N extends `${infer Group}.${infer Rest}`
+  ? Group extends keyof T
+    ? At<T[Group], Rest>
+    : never
+  : N extends keyof T
+    ? T[N]
+    : never
+
+/** Arguments for each tenant method (by its dotted name), after the tenant's `orgId`. */
 type TenantCalls = {
-  [N in Exclude<keyof Tenant, 'orgId' | 'apiKey' | 'baseUrl' | 'calls'>]: (
+  [N in TenantMethodName]: (
     world: World,
-  ) => Parameters<Tenant[N]>
+  ) => At<Tenant, N> extends (...args: infer A) => unknown ? A : never
 }
 
-/** What a round of calls works on: an organisation of its own, and a webhook endpoint. */
+/**
+ * What a round of calls works on: an organisation of its own, and two webhook endpoints of the
+ * mock's (the second one a tenant tries to remove).
+ */
 interface World {
   orgId: string
   endpointId: string
+  keptEndpointId: string
 }
 
 const calls: Calls = {
@@ -110,6 +124,10 @@ const tenantCalls: TenantCalls = {
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
   coverage: () => [],
+  'webhooks.add': () => [{ url: 'http://127.0.0.1:9/tenant-webhooks' }],
+  'webhooks.list': () => [],
+  'webhooks.deliveries': () => [],
+  'webhooks.remove': ({ keptEndpointId }) => [keptEndpointId],
   remove: () => [],
 }
 
@@ -127,7 +145,8 @@ function methodAt(surface: object, path: string[]): (...args: unknown[]) => unkn
 async function callEveryRow(surface: MockApi | MockApiClient) {
   const created = await surface.organisations.create()
   const endpoint = await surface.webhooks.add({ url: 'http://127.0.0.1:9/webhooks' })
-  const world: World = { orgId: created.orgId, endpointId: endpoint.id }
+  const kept = await surface.webhooks.add({ url: 'http://127.0.0.1:9/kept' })
+  const world: World = { orgId: created.orgId, endpointId: endpoint.id, keptEndpointId: kept.id }
   const ordered = controlRows().sort(
     (a, b) => Number(a.name === 'organisations.remove') - Number(b.name === 'organisations.remove'),
   )
@@ -142,11 +161,11 @@ async function callEveryRow(surface: MockApi | MockApiClient) {
     (a, b) => Number(a === 'remove') - Number(b === 'remove'),
   ) as (keyof TenantCalls)[]
   for (const name of tenantOrder) {
-    const method = tenant[name] as (...args: unknown[]) => Promise<unknown>
-    expect(method, `tenant.${name}`).toBeTypeOf('function')
+    const method = methodAt(tenant, name.split('.'))
     tenantResults[name] = await method(...tenantCalls[name](world))
   }
-  return { results, tenantResults, tenant }
+  const endpoints = await surface.webhooks.list()
+  return { results, tenantResults, tenant, endpoints: endpoints.map(({ id }) => id), world }
 }
 
 let server: RunningServer
@@ -229,6 +248,18 @@ describe('every row of the control table', () => {
         drawn: 0,
         failed: 0,
       })
+      // The tenant's endpoint is its organisation's; the mock's is not the tenant's to remove.
+      const added = tenantResults['webhooks.add'] as { id: string }
+      expect(added).toMatchObject({ orgId: tenant.orgId, secret: expect.stringMatching(/^whsec_/) })
+      expect(tenantResults['webhooks.list']).toEqual([
+        expect.objectContaining({ id: added.id, orgId: tenant.orgId }),
+      ])
+      expect(tenantResults['webhooks.remove']).toBe(false)
+    }
+    // The tenant's removal took its endpoint; the mock's stayed.
+    for (const { endpoints, world, tenantResults } of [inProcess, overHttp]) {
+      expect(endpoints).toContain(world.keptEndpointId)
+      expect(endpoints).not.toContain((tenantResults['webhooks.add'] as { id: string }).id)
     }
     // The tenant's remove ran last: its organisation is gone on both.
     await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })
