@@ -94,7 +94,7 @@ describe('the shared server options', () => {
 
   it('refuse a data file that cannot be read in one line that names it', async () => {
     await expect(startSharedServer({ data: '/nowhere/data.json' })).rejects.toThrow(
-      /^\/nowhere\/data\.json: cannot be read: no such file$/,
+      /^identify-api-mock: \/nowhere\/data\.json: cannot be read: no such file$/,
     )
   })
 })
