@@ -13,9 +13,10 @@ const blocks = (lang: string) =>
 describe('docs/guides/many-tests.md', () => {
   it('shows the example data file and the shared-server test file exactly as the examples run them', () => {
     expect(blocks('json')).toEqual([read('examples/many-tests/data.json')])
-    const [config = '', testFile, perCase, jestFile] = blocks('ts')
+    const [config = '', testFile, perCase, perFailureCase, jestFile] = blocks('ts')
     expect(testFile).toEqual(read('examples/shared-server/identify.spec.ts'))
     expect(perCase).toEqual(read('examples/shared-server/answer-shapes.spec.ts'))
+    expect(perFailureCase).toEqual(read('examples/shared-server/failure-cases.spec.ts'))
     expect(jestFile).toEqual(read('examples/jest-shared-server/tenant-1.spec.ts'))
     // The example's config names the entries by their sources; a project names them by package.
     expect(config).toContain("globalSetup: ['identify-api-mock/vitest-server']")
