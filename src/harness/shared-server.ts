@@ -1,9 +1,11 @@
 import type { DataFile } from '../api/data-file.ts'
 import { InvalidInput } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
 import { readDataFile } from '../server/files/read-data-file.ts'
-import { environmentOptions } from '../server/serve-flags.ts'
-import { callableUrl, type RunningServer, startServer } from '../server/server.ts'
-import type { ServerOptions } from '../server/server-options.ts'
+import { environmentOptions, variableOf } from '../server/serve-flags.ts'
+import { callableUrl, type RunningServer, ServerStartError, startServer } from '../server/server.ts'
+import { type ServerOptions, serverOptionsSchema } from '../server/server-options.ts'
+import { StateFileError } from '../server/state-file.ts'
 import {
   belowThresholdText,
   type CoverageOptions,
@@ -68,7 +70,9 @@ export async function startSharedServer(config: SharedServerOptions = {}): Promi
   // Everything read before the server starts, and said in one line: a variable's bad value, a
   // threshold of no group, a data file that cannot be read stop the run before its first test.
   let given: SharedServerOptions
+  let fromEnvironment: Record<string, unknown>
   try {
+    fromEnvironment = environmentOptions().options
     given = sharedServerOptions(config)
   } catch (error) {
     throw inOneLine(error)
@@ -81,14 +85,32 @@ export async function startSharedServer(config: SharedServerOptions = {}): Promi
           throw inOneLine(error)
         })
       : data
-  const server = await startServer({
+  const serverOptions = {
     port: 0,
     ...options,
     ...(dataFile !== undefined && { data: dataFile as DataFile }),
-  }).catch((error: unknown) => {
-    // An option the schema refuses, or a Node too old: the setting's fault, not the package's.
-    if (error instanceof InvalidInput || /needs Node/.test(String(error))) {
-      throw new SetupError((error as Error).message)
+  }
+  // Checked here as startServer checks them, to name the variable that set an option refused.
+  const parsed = serverOptionsSchema.safeParse(serverOptions)
+  if (!parsed.success) {
+    const [key] = parsed.error.issues[0]?.path ?? []
+    const where =
+      typeof key === 'string' && key in fromEnvironment ? variableOfOption(key) : undefined
+    const problem = describeIssues(parsed.error.issues)
+    throw new SetupError(where ? `${where}: ${problem}` : `Invalid options: ${problem}`)
+  }
+  const server = await startServer(serverOptions).catch((error: unknown) => {
+    // A control token, an address or a state file it cannot use, or a Node too old: a setting.
+    if (
+      error instanceof InvalidInput ||
+      error instanceof ServerStartError ||
+      error instanceof StateFileError ||
+      /needs Node/.test(String(error))
+    ) {
+      const token = /control token/.test(String(error)) && 'controlToken' in fromEnvironment
+      throw new SetupError(
+        `${token ? `${variableOfOption('controlToken')}: ` : ''}${(error as Error).message}`,
+      )
     }
     throw error
   })
@@ -99,6 +121,19 @@ export async function startSharedServer(config: SharedServerOptions = {}): Promi
     return below.length > 0 ? belowThresholdText(below) : undefined
   }
   return { url: callableUrl(server.url), server, finish }
+}
+
+/** The variable that sets option `key` (of the combined ones, the first flag's). */
+function variableOfOption(key: string): string | undefined {
+  const combined: Record<string, string> = {
+    organisations: 'IDENTIFY_API_MOCK_ORG',
+    webhooks: 'IDENTIFY_API_MOCK_WEBHOOK_URL',
+  }
+  try {
+    return combined[key] ?? variableOf(key)
+  } catch {
+    return undefined
+  }
 }
 
 /**
