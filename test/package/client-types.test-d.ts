@@ -1,6 +1,6 @@
 import { failureCases, type MockApiClient } from 'identify-api-mock/client'
-import { failureCases as vitestServerCases } from 'identify-api-mock/vitest-server'
 import type { StartedIdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
+import { failureCases as vitestServerCases } from 'identify-api-mock/vitest-server'
 import { describe, expectTypeOf, it } from 'vitest'
 import type { Call, FailureCaseName, MockApi, Tenant } from '../../src/root/index.ts'
 
