@@ -18,6 +18,7 @@ import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
 import { type ChaosSetting, chaosSettingSchema } from '../core/chaos.ts'
+import { packageName, packageVersion } from '../base/package-identity.ts'
 import { coverageReportSchema } from '../core/coverage.ts'
 import type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 import {
@@ -66,6 +67,7 @@ import {
 } from '../webhooks/webhook-schemas.ts'
 import {
   failureCasesSchema,
+  type Health,
   healthSchema,
   listOrganisations,
   organisationListSchema,
@@ -127,14 +129,19 @@ export const controlTable = {
     method: 'GET',
     path: controlPaths.health,
     summary:
-      'Answers once the mock does; needs no control token and answers with the controls off.',
+      'Answers once the mock does, with its name, version and instance id; needs no control token and answers with the controls off.',
     carry: 'none',
     input: none,
     output: healthSchema,
     status: 200,
     always: true,
     args: () => ({}),
-    run: () => ({ status: 'ok' as const }),
+    run: (core): Health => ({
+      status: 'ok',
+      name: packageName,
+      version: packageVersion,
+      instanceId: core.instanceId,
+    }),
   }),
   reset: control({
     method: 'POST',

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { randomText } from '../base/secrets.ts'
 import { systemClock } from '../base/time.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, isGenerated, type MockState } from '../model/database.ts'
@@ -83,6 +84,11 @@ function startOf(
  */
 export class MockCore {
   readonly options: ResolvedMockApiOptions
+  /**
+   * This mock's own id, drawn at random when it is made (16 characters of `0-9a-z`): the health
+   * answer says it, so a probe tells this mock from one started before or beside it.
+   */
+  readonly instanceId = randomText('0123456789abcdefghijklmnopqrstuvwxyz', 16)
   /**
    * Resolves once the seeded data is loaded and every record is in its `@msw/data` collection
    * (`db`'s hooks see no record arrive after it); every request and control waits for

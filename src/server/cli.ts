@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { onStopSignal } from './stop-signals.ts'
 import './node-check.ts'
-import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import type { ChaosReading } from '../api/chaos-setting.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import { type Issue, issueLines } from '../base/issues.ts'
+import { packageVersion } from '../base/package-identity.ts'
 import { controlRows } from '../control/control-surfaces.ts'
 import { unknownVariables } from '../flags/unknown-variables.ts'
 import type { Credentials } from '../model/dataset.ts'
@@ -33,7 +33,7 @@ const program = new Command('identify-api-mock')
   .configureOutput({ outputError: (text, write) => write(`identify-api-mock: ${oneLine(text)}\n`) })
   .option('-V, --version', 'print the version and exit')
   .on('option:version', () => {
-    process.stdout.write(`${ownVersion()}\n`)
+    process.stdout.write(`${packageVersion}\n`)
     process.exit(0)
   })
 
@@ -247,19 +247,6 @@ function banner(
     'Stop with Ctrl+C.',
     '',
   ].join('\n')
-}
-
-/** The version in this package's package.json, the nearest one above this module (sources or dist). */
-function ownVersion(): string {
-  for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
-    try {
-      const manifest = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'))
-      if (manifest.name === 'identify-api-mock') return manifest.version
-    } catch {
-      // No package.json here: look further up.
-    }
-  }
-  return fail('cannot find the package.json of identify-api-mock to read its version')
 }
 
 /** A message of commander's as one line, without its own `error: ` (the caller prefixes the name). */

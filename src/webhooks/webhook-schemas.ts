@@ -19,12 +19,13 @@ const receiverUrlSchema = z
   .string()
   .max(webhookLimits.urlLength)
   .pipe(z.url({ protocol: /^https?$/, error: 'expected an http: or https: URL' }))
+  // zod runs these after z.url refused the text too: a text that is no URL is that refusal alone.
   .refine((url) => {
-    const { username, password } = new URL(url)
+    const { username, password } = URL.parse(url) ?? { username: '', password: '' }
     return username === '' && password === ''
   }, 'must not carry credentials')
   .refine(
-    (url) => refusedAddressClass(new URL(url).hostname) === undefined,
+    (url) => refusedAddressClass(URL.parse(url)?.hostname ?? '') === undefined,
     'must not be a link-local address (169.254.0.0/16, fe80::/10) or a cloud metadata address, in any of its forms (IPv4 inside IPv6 included)',
   )
 

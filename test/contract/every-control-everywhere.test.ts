@@ -13,6 +13,7 @@ import { createMockApi, type MockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { controlsDoc } from '../support/controls-doc.ts'
 import { sendRaw } from '../support/http-client.ts'
+import { mockHealth } from '../support/mock-health.ts'
 
 /**
  * Every row of the control table is a route over HTTP, a method in-process and through
@@ -192,7 +193,7 @@ describe('every row of the control table', () => {
       kind: 'reset',
       applied: true,
     })
-    expect(overHttp.results.health).toEqual({ status: 'ok' })
+    expect(overHttp.results.health).toEqual(mockHealth())
     for (const results of [inProcess.results, overHttp.results]) {
       expect(results.redeemToken).toEqual({ ok: false, reason: 'unknown' })
       // Read before it was cleared: the fault failNext queued for the organisation.

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { shapeCases } from '../../src/api/shape-cases.ts'
+import { failureCases } from '../../src/core/failure-cases.ts'
 import { containers, noContainers } from '../support/container.ts'
 import { codeBlocks, jestReceiverOf, repoRoot } from '../support/docs.ts'
 import { freePort } from '../support/free-port.ts'
@@ -40,7 +41,7 @@ const npm = (args: string[], cwd: string, { warnings = false } = {}) =>
     { cwd, env, maxBuffer: 1 << 26 },
   )
 
-const [vitestConfig = '', testFile = '', perCaseFile = ''] = codeBlocks(
+const [vitestConfig = '', testFile = '', perCaseFile = '', perFailureCaseFile = ''] = codeBlocks(
   'docs/guides/many-tests.md',
   '## One server for every vitest worker',
   'ts',
@@ -204,6 +205,88 @@ describe('the harness entries of the packed package', () => {
     expect(failed.output).toContain(
       "Error: identify-api-mock: no shared server for this test file: add globalSetup: ['identify-api-mock/vitest-server'] to the vitest config\n",
     )
+  }, 600_000)
+
+  it("reports loudly and early: a threshold typo and a bad variable in one line before any test, a failed threshold as the run's last lines and in the Markdown, the default report within 15 lines, it.each(failureCases) at collection time", async () => {
+    const dir = project('vitest-reports', {
+      'vitest.config.ts': vitestConfig,
+      'tenant.spec.ts': testFile,
+      // The guide's recipe for a test per failure case, the list imported where tests are collected.
+      'failure-cases.spec.ts': perFailureCaseFile,
+    })
+    await npm(['install', '-D', 'vitest', tarball], dir)
+    /** A vitest run, stdout and stderr in one stream as a terminal shows them, in their order. */
+    const vitest = async (variables: Record<string, string> = {}) => {
+      const port = await freePort()
+      const oneStream = [
+        "const { spawnSync } = require('node:child_process')",
+        "const args = ['node_modules/vitest/vitest.mjs', 'run', '--maxWorkers', '2']",
+        "process.exit(spawnSync(process.execPath, args, { stdio: ['ignore', 1, 1] }).status ?? 1)",
+      ].join('\n')
+      const { code, output } = await runToEnd(['-e', oneStream], {
+        cwd: dir,
+        env: { ...env, IDENTIFY_API_MOCK_PORT: String(port), ...variables },
+      })
+      return { code, output: stripVTControlCharacters(output) }
+    }
+    const groups = 'identify, delete, answer-shapes, web-view, webhooks, failures'
+
+    // A typo in a threshold: one line naming the groups, and no test run.
+    const typo = await vitest({ IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=10,delet=50' })
+    expect(typo.code).toBe(1)
+    expect(typo.output).toContain(
+      `identify-api-mock: IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: no group "delet" (the groups are ${groups})\n`,
+    )
+    expect(typo.output).not.toMatch(/✓|Test Files|Tests +\d|Unhandled|❯/)
+
+    // A bad value of a documented variable: one line naming it, no stack, no box.
+    const badPort = await vitest({ IDENTIFY_API_MOCK_PORT: 'abc' })
+    expect(badPort.code).toBe(1)
+    const portLines = badPort.output
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/^ RUN +v\d/.test(line))
+    expect(portLines).toEqual([
+      expect.stringMatching(
+        /^identify-api-mock: .*'IDENTIFY_API_MOCK_PORT'.* is invalid\. expected a whole number from 0 to 65535\.$/,
+      ),
+    ])
+
+    // A passing run: the failure cases collected as tests, and a report of at most 15 lines.
+    const passing = await vitest()
+    expect(passing.code, passing.output).toBe(0)
+    const perCase = failureCases.filter(
+      (c) => c.operation === 'identify' && (c.kind === 'status' || c.kind === 'gateway'),
+    ).length
+    expect(passing.output).toMatch(new RegExp(`Tests +${3 + perCase} passed \\(${3 + perCase}\\)`))
+    const report = passing.output.slice(
+      passing.output.indexOf('identify-api-mock: the clients met'),
+    )
+    expect(report.trimEnd().split('\n').length).toBeLessThanOrEqual(15)
+    expect(report).toMatch(/^Never met: \d+ \(/m)
+
+    // A threshold not met: the run's last lines, exit code 1, and the Markdown and JSON say it.
+    const files = coverageFiles(dir)
+    const failing = await vitest({
+      ...files,
+      IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=10,web-view=100',
+    })
+    expect(failing.code).toBe(1)
+    expect(failing.output).toMatch(/Tests +\d+ passed/)
+    expect(failing.output).not.toMatch(/error during close|Unhandled/)
+    expect(failing.output.trimEnd().split('\n').slice(-3)).toEqual([
+      'identify-api-mock: contract coverage below its threshold:',
+      '  web view: 0 % of its answers met (0/5), below 100 %',
+      'identify-api-mock: the run fails (exit code 1), however its tests went',
+    ])
+    const markdown = readFileSync(files.IDENTIFY_API_MOCK_COVERAGE_MARKDOWN, 'utf8')
+    expect(markdown).toContain(
+      '**The run failed: contract coverage below its threshold.**\n\n- web view: 0 % of its answers met (0/5), below 100 %',
+    )
+    const json = JSON.parse(readFileSync(files.IDENTIFY_API_MOCK_COVERAGE_JSON, 'utf8'))
+    expect(json.thresholds).toEqual([
+      expect.objectContaining({ group: 'identify', least: 10, passed: true }),
+      expect.objectContaining({ group: 'web view', least: 100, met: 0, passed: false }),
+    ])
   }, 600_000)
 
   it(`runs 8 test files in 4 jest workers on one shared server on the port the environment gives, a tenant and a webhook receiver each, ${rounds} runs in a row`, async () => {
