@@ -14,7 +14,8 @@ const blocks = (lang: string) =>
 describe('docs/guides/many-tests.md', () => {
   it('shows the example data file and the shared-server test file exactly as the examples run them', () => {
     expect(blocks('json')).toEqual([read('examples/many-tests/data.json')])
-    const [config = '', testFile, perCase, perFailureCase, jestFile, receiverFile = ''] = blocks('ts')
+    const [config = '', testFile, perCase, perFailureCase, jestFile, receiverFile = ''] =
+      blocks('ts')
     expect(testFile).toEqual(read('examples/shared-server/identify.spec.ts'))
     expect(perCase).toEqual(read('examples/shared-server/answer-shapes.spec.ts'))
     expect(perFailureCase).toEqual(read('examples/shared-server/failure-cases.spec.ts'))
