@@ -11,6 +11,7 @@ import {
 import { clockStartSchema } from './clock-schemas.ts'
 import { latencySchema } from './latency.ts'
 import { shapesSchema } from './shape-cases.ts'
+import { snapshotSourceSchema } from './snapshot-schemas.ts'
 
 // The data file of `serve --data` and `createMockApi({ data })`: organisations and users in exact
 // states. Its fields are those of identify's input and of the stored records, read from their
@@ -128,8 +129,23 @@ export const organisationInputSchema = z
         z.array(organisationUserSchema).max(maxUsersOfCreated),
       ])
       .optional(),
+    from: snapshotSourceSchema
+      .optional()
+      .describe(
+        "a fork: the state of that organisation's snapshot, with an id and a key of its own",
+      ),
   })
   .superRefine((org, context) => {
+    if (org.from !== undefined) {
+      const others = Object.keys(org).filter((key) => !['from', 'orgId', 'name'].includes(key))
+      for (const key of others) {
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'a fork takes its state from the snapshot: only orgId and name go with from',
+        })
+      }
+    }
     const users = Array.isArray(org.users) ? org.users : []
     const declared = declaredBy(org)
     const issues = [

@@ -152,7 +152,14 @@ export function tenantHandle(
   for (const { row } of controlRows()) {
     if (row.tenant) {
       const argsOf = row.tenant.args as (orgId: string, ...rest: unknown[]) => unknown
-      handle[row.tenant.name] = async (...rest: unknown[]) => invoke(row, argsOf(orgId, ...rest))
+      const call = async (...rest: unknown[]) => invoke(row, argsOf(orgId, ...rest))
+      // An organisation created (a fork) comes back as its handle, on the same base URL.
+      handle[row.tenant.name] = row.handle
+        ? async (...rest: unknown[]) => {
+            const created = (await call(...rest)) as { orgId: string; apiKey: string }
+            return tenantHandle(invoke, { ...created, baseUrl: tenant.baseUrl })
+          }
+        : call
     }
   }
   const requests = handle.requests as () => Promise<JournalEntry[]>

@@ -240,6 +240,7 @@ export class MockCore {
       seed,
       dataset: () => this.#dataset(),
       credentials: start.credentials,
+      settings: { faults: this.#faults },
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
       forgetOrganisation: (orgId) => {
         this.#forgetCallsOf(orgId)

@@ -65,6 +65,10 @@ const calls: Calls = {
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
   'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
   'organisations.setLatency': ({ orgId }) => [orgId, { fixedMs: 0 }],
+  'organisations.snapshots': ({ orgId }) => [orgId],
+  'organisations.saveSnapshot': ({ orgId }) => [orgId, 'everywhere'],
+  'organisations.restoreSnapshot': ({ orgId }) => [orgId, 'everywhere'],
+  'organisations.dropSnapshot': ({ orgId }) => [orgId, 'everywhere'],
   'organisations.clock': ({ orgId }) => [orgId],
   'organisations.setClock': ({ orgId }) => [orgId, { frozenAt: '2030-01-01T00:00:00Z' }],
   'organisations.advanceClock': ({ orgId }) => [orgId, 1000],
@@ -101,6 +105,11 @@ const tenantCalls: TenantCalls = {
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
   coverage: () => [],
+  saveSnapshot: () => ['mine'],
+  snapshots: () => [],
+  fork: () => ['mine'],
+  restoreSnapshot: () => ['mine'],
+  dropSnapshot: () => ['mine'],
   remove: () => [],
 }
 
@@ -176,6 +185,7 @@ describe('every row of the control table', () => {
         mode: 'frozen',
       })
       expect(results.advanceClock).toMatchObject({ mode: 'running' })
+      expect(results['organisations.saveSnapshot']).toMatchObject({ name: 'everywhere', users: 1 })
     }
     expect(overHttp.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.putUser).toEqual({ created: true })
@@ -204,6 +214,14 @@ describe('every row of the control table', () => {
         now: '2030-01-01T00:00:01.500Z',
         mode: 'frozen',
       })
+      expect(tenantResults.snapshots).toEqual([expect.objectContaining({ name: 'mine' })])
+      // A fork comes back as a tenant handle of its own, on the same base URL.
+      const fork = tenantResults.fork as Tenant
+      expect(fork.orgId).not.toBe(tenant.orgId)
+      expect(fork.baseUrl).toBe(tenant.baseUrl)
+      // Its own organisation, without the snapshots of the one it was forked from.
+      expect(await fork.snapshots()).toEqual([])
+      await fork.remove()
     }
     // The tenant's remove ran last: its organisation is gone on both.
     await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })

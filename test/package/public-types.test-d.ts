@@ -82,6 +82,7 @@ describe('createMockApi', () => {
       | 'learningProgress'
       | 'certificates'
       | 'organisationStarts'
+      | 'organisationSnapshots'
       | 'clocks'
       | 'organisationShapes'
       | 'userShapes'
