@@ -311,3 +311,70 @@ describe('snapshots over HTTP', () => {
     }
   })
 })
+
+describe('snapshots a data file declares', () => {
+  const data = {
+    organisations: [
+      {
+        orgId: 'acme',
+        apiKeys: ['sk_test_acme_snapshots'],
+        userGroups: [{ groupId: 'grp-1', name: 'One' }],
+        snapshots: {
+          'two-archived': {
+            users: [
+              { id: 'ada', registrationStatus: 'archived', userGroups: ['grp-1'] },
+              { id: 'grace', registrationStatus: 'unregistered' },
+            ],
+            clock: { frozenAt: '2030-01-01T00:00:00Z' },
+            shapes: 'varied',
+          },
+          empty: {},
+        },
+      },
+    ],
+  }
+
+  it('starts every organisation with them: a restore puts the declared users and settings in place, a fork starts from them', async () => {
+    const api = createMockApi({ seededOrganisations: 0, data })
+    expect((await api.organisations.snapshots('acme')).map((s) => [s.name, s.users])).toEqual([
+      ['two-archived', 2],
+      ['empty', 0],
+    ])
+    await api.organisations.putUser('acme', 'someone', { registrationStatus: 'registered' })
+    await api.organisations.restoreSnapshot('acme', 'two-archived')
+    const { users } = await api.organisations.listUsers('acme')
+    expect(users.map((user) => user.id).sort()).toEqual(['ada', 'grace'])
+    expect((await api.organisations.getUser('acme', 'ada')).profile).toMatchObject({
+      registrationStatus: 'archived',
+      userGroups: ['grp-1'],
+    })
+    expect(await api.organisations.clock('acme')).toEqual({
+      now: '2030-01-01T00:00:00.000Z',
+      mode: 'frozen',
+    })
+    const fork = await api.organisations.create({ from: { orgId: 'acme', snapshot: 'empty' } })
+    expect((await fork.listUsers()).users).toEqual([])
+    // A reset of the whole mock keeps what the file declares.
+    await api.organisations.dropSnapshot('acme', 'empty')
+    await api.reset()
+    expect(await api.organisations.snapshots('acme')).toHaveLength(2)
+  })
+
+  it('refuses a bad name, more than 16, and a user naming a group its organisation lacks', () => {
+    const [org] = data.organisations
+    const withSnapshots = (snapshots: Record<string, unknown>) => ({
+      organisations: [{ ...org, snapshots }],
+    })
+    expect(() => createMockApi({ data: withSnapshots({ 'a b': {} }) })).toThrow(
+      /snapshot name is 1 to 64 characters/,
+    )
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`s${i}`, {}]))
+    expect(() => createMockApi({ data: withSnapshots(many) })).toThrow(
+      /at most 16 snapshots per organisation/,
+    )
+    const stray = { users: [{ id: 'x', registrationStatus: 'archived', userGroups: ['grp-9'] }] }
+    expect(() => createMockApi({ data: withSnapshots({ stray }) })).toThrow(
+      /organisations\[0\]\.snapshots\.stray\.users\[0\]\.userGroups/,
+    )
+  })
+})
