@@ -230,7 +230,7 @@ export class TenantControls {
    */
   async restoreSnapshot(orgId: string, name: string): Promise<void> {
     await this.#deps.transactions.transact(async (ctx) => {
-      const settings = await restoreSnapshot(ctx, orgId, name)
+      const settings = restoreSnapshot(ctx, orgId, name)
       this.#deps.forgetCallsOf(orgId)
       restoreSettings(this.#deps.settings, orgId, settings)
     })

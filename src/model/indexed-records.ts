@@ -215,6 +215,21 @@ export class IndexedRecords {
     }
   }
 
+  /**
+   * Stores the records of `state` themselves, each already its schema's output and owned by the
+   * store from now on (a snapshot's, parsed from the JSON the mock wrote): placed as a load places
+   * them, indexed and counted at once and adopted into `@msw/data` in the background, without a
+   * validation or an `@msw/data` `create` each. In a `Database`, changes of the operation under
+   * way like {@link add}'s.
+   */
+  addParsed(state: Partial<MockState>): void {
+    for (const name of collectionNames) {
+      const records = state[name] ?? []
+      if (records.length > 0) this.place(name, records)
+    }
+    this.adoptPlaced()
+  }
+
   /** Every record, one array per collection: the stored objects themselves, not copies. */
   records(): MockState {
     return forEachCollection<MockState>((name) => this.holderOf(name).all())
