@@ -138,10 +138,12 @@ export class TenantControls {
       // Held in clear from now on: the journal redacts it wherever another call carries it.
       db.secretFingerprints.add(apiKey, hashSecret(apiKey))
       await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
-      if (source) restoreSettings(this.#deps.settings, orgId, source.settings)
-      return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
+      const name = start.organisations[0]?.name ?? orgId
+      return { orgId, apiKey, name, settings: source?.settings }
     })
-    const { orgId, apiKey, name } = created
+    const { orgId, apiKey, name, settings } = created
+    // Once its records are kept: no call can carry its key before this resolves.
+    if (settings !== undefined) restoreSettings(this.#deps.settings, orgId, settings)
     this.credentials = [...this.credentials, { orgId, name, apiKeys: [apiKey] }]
     return { orgId, apiKey }
   }
@@ -229,11 +231,19 @@ export class TenantControls {
    * @example beforeEach(() => api.organisations.restoreSnapshot(orgId, 'ten-users'))
    */
   async restoreSnapshot(orgId: string, name: string): Promise<void> {
-    await this.#deps.transactions.transact(async (ctx) => {
-      const settings = restoreSnapshot(ctx, orgId, name)
-      this.#deps.forgetCallsOf(orgId)
-      restoreSettings(this.#deps.settings, orgId, settings)
-    })
+    const holders = this.#deps.settings
+    // Put back if the records cannot be kept (past maxStateBytes, a state file that fails).
+    const before = this.has(orgId) ? saveSettings(holders, orgId) : undefined
+    try {
+      await this.#deps.transactions.transact(async (ctx) => {
+        const settings = restoreSnapshot(ctx, orgId, name)
+        this.#deps.forgetCallsOf(orgId)
+        restoreSettings(holders, orgId, settings)
+      })
+    } catch (error) {
+      if (before !== undefined && this.has(orgId)) restoreSettings(holders, orgId, before)
+      throw error
+    }
   }
 
   /**

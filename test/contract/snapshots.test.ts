@@ -242,6 +242,36 @@ describe('snapshots and the state budget', () => {
   })
 })
 
+describe('a restore the state budget refuses', () => {
+  it('changes nothing of its records and queued faults', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => undefined)
+    const api = createMockApi({ seededOrganisations: 0, maxStateBytes: 60_000 })
+    const tenant = await api.organisations.create({ users: 20 })
+    await tenant.saveSnapshot('twenty')
+    const { users } = await tenant.listUsers({ limit: 100 })
+    for (const user of users.slice(5)) await tenant.deleteUser(user.id)
+    await tenant.failNext('delete', { status: 500 })
+    // The budget filled with snapshots of the five left, until one more is refused.
+    for (let i = 0; i < 15; i++) {
+      const saved = await tenant.saveSnapshot(`five-${i}`).then(
+        () => true,
+        () => false,
+      )
+      if (!saved) break
+    }
+    // Records taken back come back in another order: compared as sets.
+    const records = async () =>
+      Object.values(organisationSlice(await api.state(), tenant.orgId))
+        .flatMap((list) => list.map((record) => JSON.stringify(record)))
+        .sort()
+    const before = await records()
+    const faults = await tenant.queuedFaults()
+    await expect(tenant.restoreSnapshot('twenty')).rejects.toMatchObject({ status: 500 })
+    expect(await records()).toEqual(before)
+    expect(await tenant.queuedFaults()).toEqual(faults)
+  })
+})
+
 describe('snapshots over HTTP', () => {
   it('answers the wire: 201 with the summary, the list, 204s, 404 and 409 bodies, a fork by from', async () => {
     const { orgId } = (await controlCall(server.url, 'POST', '/organisations', { users: 2 })).body
