@@ -25,6 +25,8 @@ import {
   type RedeemResult,
   type ShapeCase,
   type ShapeForms,
+  type Snapshot,
+  type Tenant,
   type UserProfile,
   type UserProfileInput,
   type userProfileSchema,
@@ -96,6 +98,15 @@ describe('createMockApi', () => {
     expectTypeOf<MockApi>().not.toHaveProperty('transact')
     expectTypeOf<MockApi>().not.toHaveProperty('options')
     expectTypeOf<MockApi>().toHaveProperty('queuedFaults')
+  })
+
+  it('gives snapshots and forks on the tenant handle, a fork as a tenant handle', () => {
+    expectTypeOf<Tenant['snapshots']>().returns.toEqualTypeOf<Promise<Snapshot[]>>()
+    expectTypeOf<Tenant['saveSnapshot']>().parameters.toEqualTypeOf<[name: string]>()
+    expectTypeOf<Tenant['fork']>().returns.toEqualTypeOf<Promise<Tenant>>()
+    expectTypeOf<MockApi['organisations']['restoreSnapshot']>().parameters.toEqualTypeOf<
+      [orgId: string, name: string]
+    >()
   })
 
   it('gives a standard fetch, and calls typed by operation', () => {
