@@ -259,6 +259,8 @@ export interface TakenFault {
   readonly retryAfterSeconds?: number
   /** The failure case it was armed by. */
   readonly case?: string
+  /** Drawn by a chaos (see `Chaos`), not queued. */
+  readonly chaos?: true
 }
 
 /** A fault of one organisation as a snapshot keeps it: resolved, with the calls it still answers. */
@@ -289,18 +291,21 @@ function resolveFault(fault: Fault | CaseFault): {
 } {
   if ('case' in fault) {
     const { case: name, count, orgId, id } = parseOptions(caseFaultSchema, fault, 'fault')
-    const armed = failureCaseNamed(name) as FailureCase
-    const { operation, kind, status, applied } = armed
-    return {
-      operation,
-      taken: takenOf({ operation, kind, status, applied, case: name }),
-      count,
-      orgId,
-      id,
-    }
+    const { operation } = failureCaseNamed(name) as FailureCase
+    return { operation, taken: takenOfCase(name), count, orgId, id }
   }
   const { operation, count, orgId, id, ...rest } = parseOptions(kindFaultSchema, fault, 'fault')
   return { operation, taken: takenOf({ operation, ...rest }), count, orgId, id }
+}
+
+/**
+ * What a call that meets failure case `name` is given: the case's kind with its defaults filled in.
+ *
+ * @example takenOfCase('delete-reset-applied') // { kind: 'reset', applied: true, delayMs: 0, case: 'delete-reset-applied' }
+ */
+export function takenOfCase(name: FailureCaseName): TakenFault {
+  const { operation, kind, status, applied } = failureCaseNamed(name) as FailureCase
+  return takenOf({ operation, kind, status, applied, case: name })
 }
 
 /** A fault's {@link TakenFault}: its kind's defaults filled in. */

@@ -118,6 +118,20 @@ export const inspectorHtml = `<!doctype html>
   <p id="case-summary" class="muted"></p>
 </section>
 
+<section id="chaos" class="card">
+  <h2>Chaos <span class="muted">(failures at a rate, for the organisation chosen under Users)</span></h2>
+  <p id="chaos-state"></p>
+  <p id="mock-chaos" class="muted"></p>
+  <form id="chaos-form" class="row">
+    <label>Rate (0 to 1) <input id="chaos-rate" type="number" min="0" max="1" step="any" value="0.05" required></label>
+    <label>Cases <select id="chaos-case"></select></label>
+    <label>Seed <input id="chaos-seed" type="number" step="1" placeholder="drawn"></label>
+    <label>Calls <input id="chaos-calls" type="number" min="1" step="1" placeholder="no end"></label>
+    <button type="submit">Start chaos</button>
+    <button id="chaos-end" type="button">End chaos</button>
+  </form>
+</section>
+
 <section id="coverage" class="card">
   <h2>Coverage <span class="muted">(what the clients met of every answer the API may give, this run)</span></h2>
   <p id="coverage-summary"></p>

@@ -149,6 +149,39 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
+  it("starts and ends the chosen organisation's chaos, and the journal shows each failure drawn", async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await page.locator('#panels').waitFor()
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toBe('org-1 has no chaos of its own.')
+    await page.fill('#chaos-rate', '1')
+    await page.selectOption('#chaos-case', 'identify-gateway-503')
+    await page.fill('#chaos-seed', '77')
+    await page.fill('#chaos-calls', '2')
+    await page.click('#chaos-form button[type=submit]')
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toBe(
+        'Chaos of org-1: 100 % of calls (identify-gateway-503), seed 77, ending after 2 calls: 0 drawn, 0 failed.',
+      )
+    expect(server.core.chaos.read('org-1')).toMatchObject({ rate: 1, seed: 77, calls: 2 })
+
+    expect((await identify('chaos')).status).toBe(503)
+    const journal = page.locator('#journal-table tbody tr').first()
+    await expect.poll(() => journal.locator('td').nth(5).textContent()).toBe('gateway 503 (chaos)')
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toContain('1 drawn, 1 failed')
+    await page.click('#chaos-end')
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toBe('org-1 has no chaos of its own.')
+    expect(server.core.chaos.read('org-1')).toBeNull()
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
   it('arms a failure case from its list, and the journal shows the failure the call met', async () => {
     const { context, page, problems } = await openInspector(browser, server.url)
     await page.locator('#panels').waitFor()

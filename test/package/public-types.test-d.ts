@@ -21,6 +21,7 @@ import {
   type MockApiOptions,
   type MockState,
   type Operation,
+  type OwnedWebhookEndpointInput,
   type RaisedWebhookEvent,
   type RedeemResult,
   type ShapeCase,
@@ -181,9 +182,17 @@ describe('api.webhooks and api.events', () => {
   it('are typed from their zod schemas, without any', () => {
     const api = createMockApi()
     expectTypeOf(api.webhooks.add).toEqualTypeOf<
-      (endpoint: WebhookEndpointInput) => WebhookEndpoint
+      (endpoint: OwnedWebhookEndpointInput) => WebhookEndpoint
     >()
-    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<() => WebhookDelivery[]>()
+    expectTypeOf<OwnedWebhookEndpointInput>().toEqualTypeOf<{
+      url: string
+      secret?: string | undefined
+      events?: string[] | undefined
+      orgId?: string | undefined
+    }>()
+    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<
+      (scope?: { orgId?: string | undefined }) => WebhookDelivery[]
+    >()
     expectTypeOf(api.webhooks.settled).toEqualTypeOf<() => Promise<void>>()
     expectTypeOf(api.events.raise).toEqualTypeOf<
       (input: WebhookEventInput) => Promise<RaisedWebhookEvent>
@@ -193,7 +202,16 @@ describe('api.webhooks and api.events', () => {
       url: string
       secret: string
       events: string[] | null
+      orgId?: string | undefined
     }>()
+    // A tenant's webhooks: its own endpoints, nested under `webhooks` as the table's names say.
+    expectTypeOf<Tenant['webhooks']['add']>().toEqualTypeOf<
+      (endpoint: WebhookEndpointInput) => Promise<WebhookEndpoint>
+    >()
+    expectTypeOf<Tenant['webhooks']['remove']>().toEqualTypeOf<(id: string) => Promise<boolean>>()
+    expectTypeOf<Tenant['webhooks']['deliveries']>().toEqualTypeOf<
+      () => Promise<WebhookDelivery[]>
+    >()
     expectTypeOf<WebhookDelivery['attempts'][number]>().toEqualTypeOf<{
       at: string
       status?: number | undefined

@@ -6,6 +6,8 @@
  * what a poll renders is never older than the action before it. It imports only types of the
  * server's modules.
  */
+
+import type { ChaosReading } from '../../api/chaos-setting.ts'
 import type { ClockReading } from '../../api/clock-schemas.ts'
 import type { Snapshot } from '../../api/snapshot-schemas.ts'
 import type { CoverageReport } from '../../core/coverage.ts'
@@ -623,9 +625,10 @@ function describeFailure(failure: {
   kind?: string | undefined
   status?: number | undefined
   applied?: boolean | undefined
+  chaos?: boolean | undefined
 }): string {
-  const { kind = 'status', status, applied } = failure
-  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}`
+  const { kind = 'status', status, applied, chaos } = failure
+  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}${chaos ? ' (chaos)' : ''}`
 }
 
 async function loadFaults(): Promise<void> {
@@ -678,6 +681,63 @@ form('fault-form').addEventListener('submit', (event) => {
     await control('POST', config.paths.faults, fault)
     say('Fault queued.')
     await loadFaults()
+  })
+})
+
+// Chaos
+
+/** A chaos as the page words it: `5 % of calls, seed 7: 12 drawn, 1 failed`. */
+function chaosText(chaos: ChaosReading): string {
+  const cases =
+    chaos.cases.length === config.failureCases.length ? 'every case' : chaos.cases.join(', ')
+  const end = chaos.calls === undefined ? '' : `, ending after ${chaos.calls} calls`
+  return `${Math.round(chaos.rate * 10_000) / 100} % of calls (${cases}), seed ${chaos.seed}${end}: ${chaos.drawn} drawn, ${chaos.failed} failed`
+}
+
+/** The chosen organisation's chaos path. */
+const chaosPath = () => `${config.paths.organisations}/${encodeURIComponent(view.orgId)}/chaos`
+
+async function loadChaos(): Promise<void> {
+  const mock = await control<ChaosReading | null>('GET', config.paths.chaos)
+  div('mock-chaos').textContent = mock
+    ? `The mock's chaos, for every organisation without its own: ${chaosText(mock)}.`
+    : 'No chaos for the whole mock.'
+  if (!view.orgId) return
+  const own = await control<ChaosReading | null>('GET', chaosPath())
+  div('chaos-state').textContent = own
+    ? `Chaos of ${view.orgId}: ${chaosText(own)}.`
+    : `${view.orgId} has no chaos of its own${mock ? ': it meets the mock’s' : ''}.`
+  button('chaos-end').disabled = own === null
+}
+
+select('chaos-case').replaceChildren(
+  el('option', { value: '', text: 'every case of the call’s operation' }),
+  ...config.failureCases.map(({ name }) => el('option', { value: name, text: name })),
+)
+
+form('chaos-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const chosen = select('chaos-case').value
+  const seed = input('chaos-seed').value
+  const calls = input('chaos-calls').value
+  const setting = {
+    rate: Number(input('chaos-rate').value),
+    ...(chosen && { cases: [chosen] }),
+    ...(seed && { seed: Number(seed) }),
+    ...(calls && { calls: Number(calls) }),
+  }
+  act(async () => {
+    await control('PUT', chaosPath(), setting)
+    say(`Chaos started for ${view.orgId}.`)
+    await loadChaos()
+  })
+})
+
+button('chaos-end').addEventListener('click', () => {
+  act(async () => {
+    await control('DELETE', chaosPath())
+    say(`Chaos of ${view.orgId} ended.`)
+    await loadChaos()
   })
 })
 
@@ -838,6 +898,7 @@ async function refresh(): Promise<void> {
   const changed = await loadJournal()
   await loadClocks()
   await loadFaults()
+  await loadChaos()
   if (changed) {
     await loadUsers()
     await loadDetail()
