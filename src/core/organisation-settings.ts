@@ -1,3 +1,6 @@
+import type { Webhooks } from '../webhooks/delivery.ts'
+import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
+import type { Chaos, ChaosSetting } from './chaos.ts'
 import type { FaultQueue, SavedFault } from './faults.ts'
 
 /**
@@ -6,7 +9,12 @@ import type { FaultQueue, SavedFault } from './faults.ts'
  */
 export interface SettingHolders {
   faults: FaultQueue
+  chaos: Chaos
+  webhooks: Webhooks
 }
+
+/** An endpoint an organisation owns, as a snapshot keeps it: its secret in clear, to sign with. */
+type SavedEndpoint = Pick<WebhookEndpoint, 'url' | 'secret' | 'events'>
 
 /**
  * One setting of an organisation kept beside its records: read for a snapshot (plain JSON data),
@@ -26,13 +34,33 @@ function setting<T>(row: OrganisationSetting<T>): OrganisationSetting<T> {
  * The settings of an organisation a snapshot holds besides its records: the one list of them.
  * A setting kept as a record that carries its organisation's `orgId` (its clock, answer shapes,
  * latency: `clocks`, `organisationShapes`, `organisationLatencies`, and any collection added so)
- * is in every snapshot with no line here, as its users and tokens are; one kept in memory is a
- * row here, a line or two: its reading and its putting back.
+ * is in every snapshot with no line here, as its users and tokens are; one kept in memory (queued
+ * faults, chaos, owned webhook endpoints) is a row here, a line or two: its reading and its
+ * putting back.
  */
 export const organisationSettings = {
   faults: setting<SavedFault[]>({
     save: ({ faults }, orgId) => faults.savedOf(orgId),
     restore: ({ faults }, orgId, saved = []) => faults.restoreOrganisation(orgId, saved),
+  }),
+  // Its chaos starts again as it began: the same seed, so the same calls meet the same failures.
+  chaos: setting<ChaosSetting | null>({
+    save: ({ chaos }, orgId) => chaos.settingOf(orgId) ?? null,
+    restore: ({ chaos }, orgId, saved) => {
+      chaos.forget(orgId)
+      if (saved) chaos.set(orgId, saved)
+    },
+  }),
+  // Its endpoints come back with their URLs, event types and secrets (each under a new id).
+  webhookEndpoints: setting<SavedEndpoint[]>({
+    save: ({ webhooks }, orgId) =>
+      webhooks.list({ orgId }).map(({ url, secret, events }) => ({ url, secret, events })),
+    restore: ({ webhooks }, orgId, saved = []) => {
+      for (const { id } of webhooks.list({ orgId })) webhooks.remove(id, { orgId })
+      for (const { url, secret, events } of saved) {
+        webhooks.add({ url, secret, orgId, ...(events && { events: events as never }) })
+      }
+    },
   }),
 }
 

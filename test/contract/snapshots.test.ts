@@ -80,12 +80,24 @@ describe.each(ways)('snapshots, %s', (_name, open) => {
     expect(await tenant.redeemToken(tokens[0] ?? '')).toMatchObject({ ok: true })
     await tenant.failNext('identify', { status: 500 })
     await tenant.failNext('delete-reset-applied', { id: 'ada', count: 2 })
+    await tenant.setChaos({ rate: 0.5, cases: ['delete-status-403'], seed: 9, calls: 100 })
+    const endpoint = await tenant.webhooks.add({
+      url: 'http://127.0.0.1:9/snapshot-receiver',
+      events: ['notifications.sent'],
+    })
     const records = await recordsOf(way, tenant.orgId)
     expect(records.users).toHaveLength(1003)
     expect(records.signInTokens).toHaveLength(3)
     const faults = await tenant.queuedFaults()
     expect(faults).toHaveLength(2)
     const clock = await tenant.clock()
+    const chaos = await tenant.chaos()
+    const endpointsOf = async () =>
+      (await tenant.webhooks.list()).map(({ url, events, orgId }) => ({ url, events, orgId }))
+    const endpoints = await endpointsOf()
+    expect(endpoints).toEqual([
+      { url: endpoint.url, events: ['notifications.sent'], orgId: tenant.orgId },
+    ])
 
     const saved = await tenant.saveSnapshot('base')
     expect(saved).toEqual({
@@ -106,12 +118,20 @@ describe.each(ways)('snapshots, %s', (_name, open) => {
     await tenant.setShapes('full')
     await tenant.setLatency({ fixedMs: 1 })
     await tenant.advanceClock(3_600_000)
+    await tenant.clearChaos()
+    await tenant.webhooks.remove(endpoint.id)
+    await tenant.webhooks.add({ url: 'http://127.0.0.1:9/another-receiver' })
     expect(await recordsOf(way, tenant.orgId)).not.toEqual(records)
 
     await tenant.restoreSnapshot('base')
     expect(await recordsOf(way, tenant.orgId)).toEqual(records)
     expect(await tenant.queuedFaults()).toEqual(faults)
     expect(await tenant.clock()).toEqual(clock)
+    expect(await tenant.chaos()).toEqual(chaos)
+    expect(await endpointsOf()).toEqual(endpoints)
+    // Its secret is the one saved (shown in-process; over HTTP a list never shows one).
+    const [restored] = await tenant.webhooks.list()
+    if (restored && 'secret' in restored) expect(restored.secret).toBe(endpoint.secret)
     expect(await tenant.calls()).toEqual([])
     // Each token redeems as it would have at the save: the first was used, the others not.
     const outcomes = []
@@ -140,8 +160,14 @@ describe.each(ways)('snapshots, %s', (_name, open) => {
     const token = await tokenOf(way, tenant, 'grace').catch(() => '')
     await tenant.clearFaults()
     await tenant.failNext('delete', { status: 500, id: 'ada' })
+    await tenant.setChaos({ rate: 0.25, cases: ['delete-status-403'], seed: 4 })
+    await tenant.webhooks.add({ url: 'http://127.0.0.1:9/fork-receiver' })
     await tenant.saveSnapshot('forked')
     const fork = await tenant.fork('forked', { name: 'The fork' })
+    expect(await fork.chaos()).toEqual(await tenant.chaos())
+    expect((await fork.webhooks.list()).map(({ url, orgId }) => ({ url, orgId }))).toEqual([
+      { url: 'http://127.0.0.1:9/fork-receiver', orgId: fork.orgId },
+    ])
 
     expect(fork.orgId).not.toBe(tenant.orgId)
     expect(fork.apiKey).not.toBe(tenant.apiKey)
