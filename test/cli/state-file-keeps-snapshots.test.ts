@@ -10,7 +10,7 @@ const key = 'snapshot-state-key'
 const { file, serve, kill } = stateFileServers('snapshots', key)
 
 describe('serve --state-file', () => {
-  it('keeps a snapshot, its queued faults with it, across kill -9; a restore after the restart puts it back', async () => {
+  it('keeps a snapshot, its queued faults and chaos with it, across kill -9; a restore after the restart puts it back', async () => {
     const path = file('snapshots.db')
     const first = await serve(path)
     const call = (method: string, at: string, body?: unknown) =>
@@ -18,6 +18,12 @@ describe('serve --state-file', () => {
     await call('PUT', '/organisations/acme/users/ada', { registrationStatus: 'archived' })
     await call('PUT', '/organisations/acme/clock', { frozenAt: '2031-03-04T05:06:07Z' })
     await call('POST', '/faults', { operation: 'delete', status: 500, orgId: 'acme', count: 2 })
+    const chaos = await call('PUT', '/organisations/acme/chaos', {
+      rate: 0.5,
+      cases: ['delete-status-403'],
+      seed: 3,
+    })
+    expect(chaos.status).toBe(200)
     const saved = await call('POST', '/organisations/acme/snapshots', { name: 'base' })
     expect(saved).toMatchObject({ status: 201, body: { name: 'base', users: 9 } })
     await kill(first)
@@ -40,6 +46,7 @@ describe('serve --state-file', () => {
     expect((await again('GET', '/faults?orgId=acme')).body).toEqual([
       { operation: 'delete', status: 500, remaining: 2, delayMs: 0, orgId: 'acme' },
     ])
+    expect((await again('GET', '/organisations/acme/chaos')).body).toEqual(chaos.body)
     await kill(second)
   })
 })

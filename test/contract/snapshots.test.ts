@@ -68,7 +68,7 @@ describe.each(ways)('snapshots, %s', (_name, open) => {
     return ((await response.json()) as { token: string }).token
   }
 
-  it('restores a tenant of 1,000 users, tokens, a frozen clock, a shape and two faults as it was saved', async () => {
+  it('restores a tenant of 1,000 users, tokens, a frozen clock, a shape, two faults, chaos and an endpoint as saved', async () => {
     const way = open()
     const tenant = await way.tenant({ users: 1000 })
     await tenant.setClock({ frozenAt: '2030-06-01T12:00:00Z' })
