@@ -182,8 +182,14 @@ export function tenantHandle(
         group[key] ??= {}
         group = group[key] as Record<string, unknown>
       }
-      group[path.at(-1) as string] = async (...rest: unknown[]) =>
-        invoke(row, argsOf(orgId, ...rest))
+      const call = async (...rest: unknown[]) => invoke(row, argsOf(orgId, ...rest))
+      // An organisation created (a fork) comes back as its handle, on the same base URL.
+      group[path.at(-1) as string] = row.handle
+        ? async (...rest: unknown[]) => {
+            const created = (await call(...rest)) as { orgId: string; apiKey: string }
+            return tenantHandle(invoke, { ...created, baseUrl: tenant.baseUrl })
+          }
+        : call
     }
   }
   const requests = handle.requests as () => Promise<JournalEntry[]>

@@ -15,6 +15,7 @@ import {
 } from '../api/data-file.ts'
 import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
+import { snapshotSchema } from '../api/snapshot-schemas.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
 import { packageName, packageVersion } from '../base/package-identity.ts'
@@ -38,6 +39,7 @@ import {
   requestsQuerySchema,
 } from '../core/journal.ts'
 import { resetScopeSchema } from '../core/mock-core.ts'
+import { saveSnapshotInput } from '../core/snapshots.ts'
 import { createdOrganisationSchema } from '../core/tenant-controls.ts'
 import {
   describeUser,
@@ -78,6 +80,8 @@ import { control } from './control-row.ts'
 const orgIdParam = z.string().min(1).max(1024).describe('an organisation the mock has')
 const organisationPath = `${controlPaths.organisations}/:orgId`
 const none = z.strictObject({})
+const snapshotPath = `${organisationPath}/snapshots/:name`
+const snapshotNameParam = z.string().min(1).max(1024).describe('a snapshot the organisation has')
 
 /** One user of an organisation, as `getUser` and `deleteUser` take it. */
 const userOf = (orgId: string, id: string) => ({ orgId, id })
@@ -364,7 +368,7 @@ export const controlTable = {
       method: 'POST',
       path: controlPaths.organisations,
       summary:
-        'Creates an organisation (a tenant) with a fresh API key and, as asked, its groups, paths and users; 409 for an orgId the mock has.',
+        "Creates an organisation (a tenant) with a fresh API key and, as asked, its groups, paths and users, or (`from`) an organisation's snapshot's state; 409 for an orgId the mock has.",
       carry: 'body',
       emptyBody: true,
       input: organisationInputSchema,
@@ -372,6 +376,14 @@ export const controlTable = {
       status: 201,
       handle: true,
       args: (input: OrganisationInput = {}) => input,
+      // A tenant forks only its own organisation's snapshots: `from` names the tenant's.
+      tenant: {
+        name: 'fork',
+        args: (orgId, snapshot: string, input: Pick<OrganisationInput, 'orgId' | 'name'> = {}) => ({
+          ...input,
+          from: { orgId, snapshot },
+        }),
+      },
       run: (core, input) => core.organisations.create(input),
     }),
     remove: control({
@@ -437,6 +449,54 @@ export const controlTable = {
       args: (orgId: string, shapes: Shapes) => ({ orgId, shapes }),
       tenant: { name: 'setShapes', args: (orgId, shapes: Shapes) => ({ orgId, shapes }) },
       run: (core, { orgId, shapes }) => core.organisations.setShapes(orgId, shapes),
+    }),
+    snapshots: control({
+      method: 'GET',
+      path: `${organisationPath}/snapshots`,
+      summary: "The organisation's snapshots, oldest first: name, when saved, users and bytes.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      output: z.array(snapshotSchema),
+      status: 200,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'snapshots', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.organisations.snapshots(orgId),
+    }),
+    saveSnapshot: control({
+      method: 'POST',
+      path: `${organisationPath}/snapshots`,
+      summary:
+        "Saves the organisation's state (users, tokens, sessions, and its settings: clock, shapes, latency, queued faults…) under `name`; 409 for a name it has, 400 past 16 or `maxStateBytes`.",
+      carry: 'body',
+      input: saveSnapshotInput.extend({ orgId: orgIdParam }),
+      output: snapshotSchema,
+      status: 201,
+      args: (orgId: string, name: string) => ({ orgId, name }),
+      tenant: { name: 'saveSnapshot', args: (orgId, name: string) => ({ orgId, name }) },
+      run: (core, { orgId, name }) => core.organisations.saveSnapshot(orgId, name),
+    }),
+    restoreSnapshot: control({
+      method: 'POST',
+      path: `${snapshotPath}/restore`,
+      summary:
+        'Puts the organisation back in the state of its snapshot `name`, settings included; its journal and deliveries cleared as a reset clears them.',
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam, name: snapshotNameParam }),
+      status: 204,
+      args: (orgId: string, name: string) => ({ orgId, name }),
+      tenant: { name: 'restoreSnapshot', args: (orgId, name: string) => ({ orgId, name }) },
+      run: (core, { orgId, name }) => core.organisations.restoreSnapshot(orgId, name),
+    }),
+    dropSnapshot: control({
+      method: 'DELETE',
+      path: snapshotPath,
+      summary: 'Drops snapshot `name` of the organisation.',
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam, name: snapshotNameParam }),
+      status: 204,
+      args: (orgId: string, name: string) => ({ orgId, name }),
+      tenant: { name: 'dropSnapshot', args: (orgId, name: string) => ({ orgId, name }) },
+      run: (core, { orgId, name }) => core.organisations.dropSnapshot(orgId, name),
     }),
     clock: control({
       method: 'GET',

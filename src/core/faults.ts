@@ -263,6 +263,14 @@ export interface TakenFault {
   readonly chaos?: true
 }
 
+/** A fault of one organisation as a snapshot keeps it: resolved, with the calls it still answers. */
+export interface SavedFault {
+  operation: Operation
+  taken: TakenFault
+  remaining: number
+  id?: string
+}
+
 interface QueuedFault {
   taken: TakenFault
   remaining: number
@@ -388,6 +396,38 @@ export class FaultQueue {
         operation,
         queue.filter((fault) => fault.orgId !== orgId),
       )
+    }
+  }
+
+  /**
+   * The faults scoped to organisation `orgId`, as plain data, in the order they will be taken:
+   * what a snapshot keeps, and {@link restoreOrganisation} queues again.
+   */
+  savedOf(orgId: string): SavedFault[] {
+    return operations.flatMap((operation) =>
+      (this.#queues.get(operation) ?? [])
+        .filter((fault) => fault.orgId === orgId)
+        .map(({ taken, remaining, id }) => ({
+          operation,
+          taken: { ...taken },
+          remaining,
+          ...(id !== undefined && { id }),
+        })),
+    )
+  }
+
+  /**
+   * Replaces the faults scoped to organisation `orgId` with `saved` (from {@link savedOf}, of it or
+   * of another organisation), queued after the others, in their order.
+   */
+  restoreOrganisation(orgId: string, saved: readonly SavedFault[]): void {
+    this.clearOrganisation(orgId)
+    for (const { operation, taken, remaining, id } of saved) {
+      const fault: QueuedFault = { taken: { ...taken }, remaining, orgId, id }
+      const queue = this.#queues.get(operation) ?? []
+      queue.push(fault)
+      this.#queues.set(operation, queue)
+      this.#counted(fault, 1)
     }
   }
 

@@ -255,12 +255,14 @@ export class MockCore {
     this.#journal = new CallJournal({ entries: o.journalSize, bytes: o.maxJournalBytes }, (orgId) =>
       this.#tenants.has(orgId),
     )
+    this.chaos = new Chaos({ has: (orgId) => this.#tenants.has(orgId), realMs }, o.chaos)
     this.#tenants = new TenantControls({
       transactions,
       options: o,
       seed,
       dataset: () => this.#dataset(),
       credentials: start.credentials,
+      settings: { faults: this.#faults, chaos: this.chaos, webhooks: this.#webhooks },
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
       forgetOrganisation: (orgId) => {
         this.#forgetCallsOf(orgId)
@@ -275,7 +277,6 @@ export class MockCore {
       webhooks: this.#webhooks,
       has: (orgId) => this.#tenants.has(orgId),
     })
-    this.chaos = new Chaos({ has: (orgId) => this.#tenants.has(orgId), realMs }, o.chaos)
     this.#answerDeps = {
       transactions,
       coverage: this.#coverage,

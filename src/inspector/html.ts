@@ -62,6 +62,21 @@ export const inspectorHtml = `<!doctype html>
   </div>
 </section>
 
+<section id="snapshots" class="card">
+  <h2>Snapshots <span class="muted">(of the organisation chosen under Users)</span></h2>
+  <p id="snapshot-empty" class="muted">No snapshot of this organisation.</p>
+  <div class="scroll">
+    <table id="snapshot-table" hidden>
+      <thead><tr><th>Name</th><th>Saved</th><th>Users</th><th>Bytes</th><th></th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <form id="snapshot-form" class="row">
+    <label>Name <input id="snapshot-name" required maxlength="64" pattern="[A-Za-z0-9._\\-]{1,64}" placeholder="A-Z a-z 0-9 . _ -"></label>
+    <button type="submit">Save snapshot</button>
+  </form>
+</section>
+
 <section id="user-detail" class="card" hidden>
   <div class="bar-inline">
     <h2 id="detail-title"></h2>

@@ -25,6 +25,7 @@ export {
 } from '../api/data-file.ts'
 export type { Latency } from '../api/latency.ts'
 export type { ShapeCase, Shapes } from '../api/shape-cases.ts'
+export type { Snapshot, SnapshotSource } from '../api/snapshot-schemas.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Clock } from '../base/time.ts'
 export type { OrganisationControls, Tenant } from '../control/control-surfaces.ts'

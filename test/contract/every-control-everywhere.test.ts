@@ -83,6 +83,10 @@ const calls: Calls = {
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
   'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
   'organisations.setLatency': ({ orgId }) => [orgId, { fixedMs: 0 }],
+  'organisations.snapshots': ({ orgId }) => [orgId],
+  'organisations.saveSnapshot': ({ orgId }) => [orgId, 'everywhere'],
+  'organisations.restoreSnapshot': ({ orgId }) => [orgId, 'everywhere'],
+  'organisations.dropSnapshot': ({ orgId }) => [orgId, 'everywhere'],
   'organisations.clock': ({ orgId }) => [orgId],
   'organisations.setClock': ({ orgId }) => [orgId, { frozenAt: '2030-01-01T00:00:00Z' }],
   'organisations.advanceClock': ({ orgId }) => [orgId, 1000],
@@ -125,6 +129,11 @@ const tenantCalls: TenantCalls = {
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
   coverage: () => [],
+  saveSnapshot: () => ['mine'],
+  snapshots: () => [],
+  fork: () => ['mine'],
+  restoreSnapshot: () => ['mine'],
+  dropSnapshot: () => ['mine'],
   'webhooks.add': () => [{ url: 'http://127.0.0.1:9/tenant-webhooks' }],
   'webhooks.list': () => [],
   'webhooks.deliveries': () => [],
@@ -205,6 +214,7 @@ describe('every row of the control table', () => {
         mode: 'frozen',
       })
       expect(results.advanceClock).toMatchObject({ mode: 'running' })
+      expect(results['organisations.saveSnapshot']).toMatchObject({ name: 'everywhere', users: 1 })
       expect(results.setChaos).toEqual({
         rate: 0,
         cases: ['delete-reset'],
@@ -242,6 +252,14 @@ describe('every row of the control table', () => {
         now: '2030-01-01T00:00:01.500Z',
         mode: 'frozen',
       })
+      expect(tenantResults.snapshots).toEqual([expect.objectContaining({ name: 'mine' })])
+      // A fork comes back as a tenant handle of its own, on the same base URL.
+      const fork = tenantResults.fork as Tenant
+      expect(fork.orgId).not.toBe(tenant.orgId)
+      expect(fork.baseUrl).toBe(tenant.baseUrl)
+      // Its own organisation, without the snapshots of the one it was forked from.
+      expect(await fork.snapshots()).toEqual([])
+      await fork.remove()
       expect(tenantResults.chaos).toEqual({
         rate: 1,
         cases: ['identify-slow'],

@@ -26,6 +26,7 @@ import {
   type RedeemResult,
   type ShapeCase,
   type ShapeForms,
+  type Snapshot,
   type Tenant,
   type UserProfile,
   type UserProfileInput,
@@ -84,6 +85,7 @@ describe('createMockApi', () => {
       | 'learningProgress'
       | 'certificates'
       | 'organisationStarts'
+      | 'organisationSnapshots'
       | 'clocks'
       | 'organisationShapes'
       | 'userShapes'
@@ -97,6 +99,15 @@ describe('createMockApi', () => {
     expectTypeOf<MockApi>().not.toHaveProperty('transact')
     expectTypeOf<MockApi>().not.toHaveProperty('options')
     expectTypeOf<MockApi>().toHaveProperty('queuedFaults')
+  })
+
+  it('gives snapshots and forks on the tenant handle, a fork as a tenant handle', () => {
+    expectTypeOf<Tenant['snapshots']>().returns.toEqualTypeOf<Promise<Snapshot[]>>()
+    expectTypeOf<Tenant['saveSnapshot']>().parameters.toEqualTypeOf<[name: string]>()
+    expectTypeOf<Tenant['fork']>().returns.toEqualTypeOf<Promise<Tenant>>()
+    expectTypeOf<MockApi['organisations']['restoreSnapshot']>().parameters.toEqualTypeOf<
+      [orgId: string, name: string]
+    >()
   })
 
   it('gives a standard fetch, and calls typed by operation', () => {

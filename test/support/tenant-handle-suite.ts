@@ -321,6 +321,36 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect(await tenant.redeemToken(token)).toEqual({ ok: false, reason: 'expired' })
           await tenant.setClock({ real: true })
         },
+        saveSnapshot: async (tenant) => {
+          expect(await tenant.saveSnapshot('handle')).toMatchObject({ name: 'handle', users: 2 })
+          await expect(tenant.saveSnapshot('handle')).rejects.toMatchObject({ status: 409 })
+        },
+        snapshots: async (tenant) => {
+          expect(await tenant.snapshots()).toEqual([
+            { name: 'handle', createdAt: expect.any(String), users: 2, bytes: expect.any(Number) },
+          ])
+        },
+        fork: async (tenant, other) => {
+          const fork = await tenant.fork('handle')
+          expect(fork.orgId).not.toBe(tenant.orgId)
+          expect(fork.apiKey).not.toBe(tenant.apiKey)
+          expect(await statusOf(identify(fork, 'ada'))).toBe(200)
+          expect((await fork.getUser('kept')).profile.registrationStatus).toBe('archived')
+          await fork.remove()
+          // Only its own organisation's snapshots: the other tenant's fork names its own.
+          await expect(other.fork('no-such-snapshot')).rejects.toMatchObject({ status: 404 })
+        },
+        restoreSnapshot: async (tenant) => {
+          await tenant.deleteUser('ada')
+          await tenant.restoreSnapshot('handle')
+          expect((await tenant.getUser('ada')).profile.registrationStatus).toBe('archived')
+          expect(await tenant.calls()).toEqual([])
+        },
+        dropSnapshot: async (tenant) => {
+          await tenant.dropSnapshot('handle')
+          expect(await tenant.snapshots()).toEqual([])
+          await expect(tenant.dropSnapshot('handle')).rejects.toMatchObject({ status: 404 })
+        },
         reset: async (tenant) => {
           await tenant.reset()
           expect(await tenant.calls()).toEqual([])

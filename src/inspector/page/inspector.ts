@@ -9,6 +9,7 @@
 
 import type { ChaosReading } from '../../api/chaos-setting.ts'
 import type { ClockReading } from '../../api/clock-schemas.ts'
+import type { Snapshot } from '../../api/snapshot-schemas.ts'
 import type { CoverageReport } from '../../core/coverage.ts'
 import type { QueuedFaultView } from '../../core/faults.ts'
 import type { JournalEntry } from '../../core/journal.ts'
@@ -58,6 +59,7 @@ const view = {
   journalSignature: '',
   webhookSignature: '',
   coverageSignature: '',
+  snapshotSignature: '',
   paused: false,
   busy: 0,
 }
@@ -288,7 +290,10 @@ form('user-search').addEventListener('submit', (event) => event.preventDefault()
 select('org-select').addEventListener('change', () => {
   view.orgId = select('org-select').value
   view.offset = 0
-  act(loadUsers)
+  act(async () => {
+    await loadUsers()
+    await loadSnapshots()
+  })
 })
 button('prev-page').addEventListener('click', () => {
   view.offset = Math.max(0, view.offset - config.pageSize)
@@ -505,6 +510,82 @@ async function loadJournal(): Promise<boolean> {
   tbody('journal-table').replaceChildren(...rows)
   return true
 }
+
+// Snapshots
+
+/** The chosen organisation's snapshots path, and a snapshot's under it. */
+function snapshotsPath(name?: string): string {
+  const base = `${config.paths.organisations}/${encodeURIComponent(view.orgId)}/snapshots`
+  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`
+}
+
+async function loadSnapshots(): Promise<void> {
+  if (!view.orgId) return
+  const snapshots = await control<Snapshot[]>('GET', snapshotsPath())
+  const signature = view.orgId + JSON.stringify(snapshots)
+  if (signature === view.snapshotSignature) return
+  view.snapshotSignature = signature
+  div('snapshot-empty').hidden = snapshots.length > 0
+  $('snapshot-table', HTMLTableElement).hidden = snapshots.length === 0
+  const action = (text: string, run: () => Promise<unknown>, className = '') => {
+    const node = el('button', { type: 'button', text, className })
+    node.addEventListener('click', () => act(run))
+    return node
+  }
+  tbody('snapshot-table').replaceChildren(
+    ...snapshots.map(({ name, createdAt, users, bytes }) =>
+      el('tr', { 'data-name': name }, [
+        el('td', { className: 'mono', text: name }),
+        el('td', { text: shortTime(createdAt) }),
+        el('td', { text: String(users) }),
+        el('td', { text: String(bytes) }),
+        el('td', {}, [
+          action('Restore', () => restoreSnapshot(name)),
+          action('Fork', () => forkSnapshot(name)),
+          action('Drop', () => dropSnapshot(name), 'danger'),
+        ]),
+      ]),
+    ),
+  )
+}
+
+async function restoreSnapshot(name: string): Promise<void> {
+  await control('POST', `${snapshotsPath(name)}/restore`)
+  say(`${view.orgId} is back at snapshot ${name}.`)
+  closeDetail()
+  view.offset = 0
+  view.journalSignature = ''
+  await refresh()
+}
+
+async function forkSnapshot(name: string): Promise<void> {
+  const from = { orgId: view.orgId, snapshot: name }
+  const { orgId } = await control<{ orgId: string }>('POST', config.paths.organisations, { from })
+  await loadOrganisations()
+  select('org-select').value = orgId
+  view.orgId = orgId
+  view.offset = 0
+  say(`Forked snapshot ${name} as ${orgId}.`)
+  await refresh()
+  await loadUsers()
+}
+
+async function dropSnapshot(name: string): Promise<void> {
+  await control('DELETE', snapshotsPath(name))
+  say(`Snapshot ${name} dropped.`)
+  await loadSnapshots()
+}
+
+form('snapshot-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const name = input('snapshot-name').value
+  act(async () => {
+    await control('POST', snapshotsPath(), { name })
+    input('snapshot-name').value = ''
+    say(`Snapshot ${name} saved.`)
+    await loadSnapshots()
+  })
+})
 
 // Clocks
 
@@ -822,6 +903,7 @@ async function refresh(): Promise<void> {
     await loadUsers()
     await loadDetail()
   }
+  await loadSnapshots()
   await loadWebhooks()
   await loadCoverage()
 }
