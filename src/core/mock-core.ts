@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { createSecretSeal } from '../base/secret-seal.ts'
 import { randomText } from '../base/secrets.ts'
 import { systemClock } from '../base/time.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
@@ -262,7 +263,12 @@ export class MockCore {
       seed,
       dataset: () => this.#dataset(),
       credentials: start.credentials,
-      settings: { faults: this.#faults, chaos: this.chaos, webhooks: this.#webhooks },
+      settings: {
+        faults: this.#faults,
+        chaos: this.chaos,
+        webhooks: this.#webhooks,
+        seal: createSecretSeal(),
+      },
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
       forgetOrganisation: (orgId) => {
         this.#forgetCallsOf(orgId)

@@ -1,3 +1,4 @@
+import type { SecretSeal } from '../base/secret-seal.ts'
 import type { Webhooks } from '../webhooks/delivery.ts'
 import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
 import type { Chaos, ChaosSetting } from './chaos.ts'
@@ -11,10 +12,15 @@ export interface SettingHolders {
   faults: FaultQueue
   chaos: Chaos
   webhooks: Webhooks
+  /** Seals the secrets a snapshot keeps, with a key that never leaves this mock's memory. */
+  seal: SecretSeal
 }
 
-/** An endpoint an organisation owns, as a snapshot keeps it: its secret in clear, to sign with. */
-type SavedEndpoint = Pick<WebhookEndpoint, 'url' | 'secret' | 'events'>
+/**
+ * An endpoint an organisation owns, as a snapshot keeps it: its secret sealed (see
+ * `createSecretSeal`), never in clear in a record, a state file or `GET /__mock/state`.
+ */
+type SavedEndpoint = Pick<WebhookEndpoint, 'url' | 'events'> & { sealedSecret: string }
 
 /**
  * One setting of an organisation kept beside its records: read for a snapshot (plain JSON data),
@@ -51,13 +57,19 @@ export const organisationSettings = {
       if (saved) chaos.set(orgId, saved)
     },
   }),
-  // Its endpoints come back with their URLs, event types and secrets (each under a new id).
+  // Its endpoints come back with their URLs, event types and secrets (each under a new id). A
+  // secret sealed before a restart cannot be opened after it: that endpoint is not restored, as
+  // the live endpoints themselves are not kept across a restart.
   webhookEndpoints: setting<SavedEndpoint[]>({
-    save: ({ webhooks }, orgId) =>
-      webhooks.list({ orgId }).map(({ url, secret, events }) => ({ url, secret, events })),
-    restore: ({ webhooks }, orgId, saved = []) => {
+    save: ({ webhooks, seal }, orgId) =>
+      webhooks
+        .list({ orgId })
+        .map(({ url, secret, events }) => ({ url, sealedSecret: seal.close(secret), events })),
+    restore: ({ webhooks, seal }, orgId, saved = []) => {
       for (const { id } of webhooks.list({ orgId })) webhooks.remove(id, { orgId })
-      for (const { url, secret, events } of saved) {
+      for (const { url, sealedSecret, events } of saved) {
+        const secret = seal.open(sealedSecret)
+        if (secret === undefined) continue
         webhooks.add({ url, secret, orgId, ...(events && { events: events as never }) })
       }
     },

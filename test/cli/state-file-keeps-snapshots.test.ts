@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { describe, expect, it, vi } from 'vitest'
 import { controlCall } from '../support/control-call.ts'
 import { stateFileServers } from '../support/state-file-server.ts'
@@ -24,9 +25,17 @@ describe('serve --state-file', () => {
       seed: 3,
     })
     expect(chaos.status).toBe(200)
+    const endpoint = await call('POST', '/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      orgId: 'acme',
+    })
+    const secret = (endpoint.body as { secret: string }).secret.slice('whsec_'.length)
     const saved = await call('POST', '/organisations/acme/snapshots', { name: 'base' })
     expect(saved).toMatchObject({ status: 201, body: { name: 'base', users: 9 } })
     await kill(first)
+    // The endpoint's secret is in the snapshot sealed, with a key the killed server took with it.
+    expect(readFileSync(path).includes(secret)).toBe(false)
+    expect(readFileSync(path).includes(Buffer.from(secret, 'base64'))).toBe(false)
 
     const second = await serve(path)
     const again = (method: string, at: string, body?: unknown) =>
@@ -47,6 +56,8 @@ describe('serve --state-file', () => {
       { operation: 'delete', status: 500, remaining: 2, delayMs: 0, orgId: 'acme' },
     ])
     expect((await again('GET', '/organisations/acme/chaos')).body).toEqual(chaos.body)
+    // Its endpoint is not: like the live endpoints, a restart does not keep it.
+    expect((await again('GET', '/webhooks?orgId=acme')).body).toEqual([])
     await kill(second)
   })
 })

@@ -107,6 +107,8 @@ describe.each(ways)('snapshots, %s', (_name, open) => {
       bytes: expect.any(Number),
     })
     expect(saved.bytes).toBeGreaterThan(JSON.stringify(records.users).length)
+    // The snapshot keeps the endpoint's secret sealed: never in clear in the state.
+    expect(JSON.stringify(await way.state())).not.toContain(endpoint.secret.slice('whsec_'.length))
 
     // A test changes everything the snapshot holds.
     expect(await tenant.redeemToken(tokens[1] ?? '')).toMatchObject({ ok: true })
