@@ -3,6 +3,7 @@ import {
   apiKeyRecordSchema,
   certificateRecordSchema,
   clockRecordSchema,
+  gatewayRecordSchema,
   learningPathRecordSchema,
   learningProgressRecordSchema,
   organisationLatencyRecordSchema,
@@ -50,6 +51,7 @@ export const collectionTable = describeCollections({
   userShapes: { schema: userShapeRecordSchema, key: ['userId'], ofUser: true },
   organisationLatencies: { schema: organisationLatencyRecordSchema, key: ['orgId'] },
   clocks: { schema: clockRecordSchema, key: ['orgId'] },
+  gateways: { schema: gatewayRecordSchema, key: ['orgId'] },
 })
 
 /** What {@link collectionTable} says of one collection. */

@@ -4,6 +4,7 @@ import { InvalidInput } from '../base/errors.ts'
 import { jsonPath } from '../base/issues.ts'
 import { hashSecret } from '../base/secrets.ts'
 import { clockRecordOf } from './clock-index.ts'
+import { gatewayRecordOf } from './gateways.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
 import type { Credentials, Dataset } from './dataset.ts'
 import { emptyState, type MockState } from './mock-state.ts'
@@ -71,7 +72,7 @@ export function userRecordsOf(
 
 /**
  * The records an organisation declares of itself: it, its user groups and learning paths, and its
- * own answer shapes and clock (a clock running from an instant starts when it is loaded: see
+ * own answer shapes, latency, clock and gateway (a clock running from an instant starts when it is loaded: see
  * {@link startClocks}).
  */
 export function organisationRecordsOf(
@@ -84,6 +85,7 @@ export function organisationRecordsOf(
   | 'organisationShapes'
   | 'organisationLatencies'
   | 'clocks'
+  | 'gateways'
 > {
   const { orgId } = org
   const clock = org.clock && clockRecordOf(orgId, org.clock, null)
@@ -92,6 +94,7 @@ export function organisationRecordsOf(
     organisationShapes: org.shapes ? [{ orgId, shapes: org.shapes, variedUsers: 0 }] : [],
     organisationLatencies: org.latency ? [{ orgId, latency: JSON.stringify(org.latency) }] : [],
     clocks: clock ? [clock] : [],
+    gateways: org.gateway ? [gatewayRecordOf(orgId, org.gateway)] : [],
     userGroups: (org.userGroups ?? []).map(({ groupId, name }) => ({
       orgId,
       groupId,
@@ -135,6 +138,7 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
     replaceOrAdd(state.organisationShapes, declared.organisationShapes, (o) => o.orgId)
     replaceOrAdd(state.organisationLatencies, declared.organisationLatencies, (o) => o.orgId)
     replaceOrAdd(state.clocks, declared.clocks, (c) => c.orgId)
+    replaceOrAdd(state.gateways, declared.gateways, (g) => g.orgId)
     addKeys(dataset, org, credential ?? (credentials.at(-1) as Credentials), i)
   })
   const pathNames = new Map(state.learningPaths.map((p) => [pathKey(p), p.name]))

@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { dataFileSchema } from '../api/data-file.ts'
+import { defaultReadTimeoutMs, gatewayNameSchema, readTimeoutSchema } from '../api/gateway.ts'
 import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'
@@ -142,6 +143,16 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
   delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
   latency: latencySchema.optional(),
+  gateway: gatewayNameSchema
+    .default('none')
+    .describe(
+      "what stands in front of the API: none (the mock answers as the API's server), nginx or haproxy (each failure arrives as that gateway makes of it); an organisation's own wins",
+    ),
+  gatewayReadTimeoutMs: readTimeoutSchema.default(defaultReadTimeoutMs),
+  gatewayBuffering: z
+    .boolean()
+    .default(true)
+    .describe("nginx's proxy_buffering: the API's answer buffered whole before it is sent"),
   shapes: shapesSchema
     .default('full')
     .describe(

@@ -86,6 +86,7 @@ describe('createMockApi', () => {
       | 'organisationShapes'
       | 'userShapes'
       | 'organisationLatencies'
+      | 'gateways'
     >()
     expectTypeOf<MockState>().toHaveProperty('signInTokens')
     expectTypeOf<MockState>().toHaveProperty('webViewSessions')

@@ -264,6 +264,25 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect(await tenant.redeemToken(token)).toEqual({ ok: false, reason: 'expired' })
           await tenant.setClock({ real: true })
         },
+        gateway: async (tenant) => {
+          // The other tenant's gateway, set in its own run, is not this one's: it follows the mock's.
+          expect(await tenant.gateway()).toEqual({ gateway: 'none', readTimeoutMs: 60_000 })
+        },
+        setGateway: async (tenant) => {
+          expect(await tenant.setGateway({ gateway: 'haproxy', readTimeoutMs: 5000 })).toEqual({
+            gateway: 'haproxy',
+            readTimeoutMs: 5000,
+          })
+          await tenant.failNext('identify-gateway-502')
+          expect(await statusOf(identify(tenant, 'ada'))).toBe(502)
+          expect((await tenant.requests()).at(-1)).toMatchObject({
+            failure: { kind: 'gateway', status: 502, applied: false, gateway: 'haproxy' },
+          })
+          expect(await tenant.setGateway({ gateway: null })).toEqual({
+            gateway: 'none',
+            readTimeoutMs: 60_000,
+          })
+        },
         reset: async (tenant) => {
           await tenant.reset()
           expect(await tenant.calls()).toEqual([])
