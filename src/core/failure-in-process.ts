@@ -1,5 +1,10 @@
 import type { WireResponse } from '../base/errors.ts'
-import { slowSchedule, truncatedLength, type WireFailure } from '../base/wire-failure.ts'
+import {
+  pageHeaders,
+  slowSchedule,
+  truncatedLength,
+  type WireFailure,
+} from '../base/wire-failure.ts'
 
 /**
  * A failure as `fetch` meets it in the same process (the MSW handlers, `api.fetch`): a network
@@ -20,15 +25,36 @@ export function failureInProcess(
     case 'empty':
       return Response.error()
     case 'hang':
-      return hang(failure.ms, signal)
+      return after(failure.ms, signal, () => Response.error())
     case 'truncated':
       return withStream(wire, (bytes) => truncatedStream(bytes))
     case 'slow':
       return withStream(wire, (bytes) => slowStream(bytes, failure.ms, signal))
+    case 'page': {
+      const { page } = failure
+      return after(failure.ms, signal, () => {
+        const headers = pageHeaders(page, new Date())
+        return new Response(page.body, { status: page.status, statusText: page.reason, headers })
+      })
+    }
+    case 'buffered':
+      return after(failure.ms, signal, () =>
+        failure.cut ? withStream(wire, () => cutStream()) : toWholeResponse(wire),
+      )
   }
 }
 
-function hang(ms: number, signal: AbortSignal | null | undefined): Promise<Response> {
+/**
+ * What `answer` gives at `ms` (at once for 0); rejects with the reason of `signal` when it aborts
+ * first, as `fetch` waiting for headers does. No timer outlives it: a hang is a network error at
+ * its bound.
+ */
+function after(
+  ms: number,
+  signal: AbortSignal | null | undefined,
+  answer: () => Response,
+): Response | Promise<Response> {
+  if (ms <= 0) return answer()
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason)
@@ -40,10 +66,27 @@ function hang(ms: number, signal: AbortSignal | null | undefined): Promise<Respo
     }
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort)
-      resolve(Response.error())
+      resolve(answer())
     }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** `wire` whole, its `content-length` its body's, as a gateway that buffered it sends it. */
+function toWholeResponse(wire: WireResponse): Response {
+  return withStream(wire, (bytes) => new Blob([bytes as Uint8Array<ArrayBuffer>]).stream())
+}
+
+/** No byte of the body, then the error a connection closed before it gives `fetch`. */
+function cutStream(): ReadableStream<Uint8Array> {
+  return new ReadableStream(
+    {
+      pull(controller) {
+        controller.error(new TypeError('terminated'))
+      },
+    },
+    { highWaterMark: 0 },
+  )
 }
 
 /** `wire`'s status and headers, its `content-length` the whole body's, with the stream `of` its bytes. */

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { gatewayNameSchema } from '../api/gateway.ts'
 import type { JournaledFailure } from './failure-answer.ts'
 import { failureKindNames } from './failure-kinds.ts'
 import { type ApiCall, apiRoutes, type Operation } from './routes.ts'
@@ -105,6 +106,10 @@ export const journalEntrySchema = z.object({
       kind: z.enum(failureKindNames),
       status: z.int().optional(),
       applied: z.boolean(),
+      gateway: gatewayNameSchema
+        .exclude(['none'])
+        .optional()
+        .describe('the gateway in front of the call, when there was one'),
     })
     .optional()
     .describe('of a call a fault answered: what the client met instead of its answer'),

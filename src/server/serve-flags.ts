@@ -29,6 +29,7 @@ const flagNames: Partial<Record<OptionPath, string>> = {
   controlToken: '--control-token <token>',
   maxOrganisations: '--max-orgs <n>',
   latency: '--latency <json>',
+  gateway: '--gateway <name>',
 }
 
 /** The flag that names a data file: its option, `data`, is the file's content. */

@@ -60,7 +60,8 @@ describe('createMockApi', () => {
       kind?: FailureKindName | undefined
       status?: number | undefined
       applied?: boolean | undefined
-      retryAfterSeconds?: number | undefined
+      retryAfterSeconds?: number | null | undefined
+      retryAfterDate?: boolean | undefined
       count?: number | undefined
       delayMs?: number | undefined
       orgId?: string | undefined

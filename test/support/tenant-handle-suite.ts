@@ -269,14 +269,16 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect(await tenant.gateway()).toEqual({ gateway: 'none', readTimeoutMs: 60_000 })
         },
         setGateway: async (tenant) => {
-          expect(await tenant.setGateway({ gateway: 'haproxy', readTimeoutMs: 5000 })).toEqual({
-            gateway: 'haproxy',
+          // nginx keeps the connection after its page: the steps after this one share it.
+          expect(await tenant.setGateway({ gateway: 'nginx', readTimeoutMs: 5000 })).toEqual({
+            gateway: 'nginx',
             readTimeoutMs: 5000,
+            buffering: true,
           })
           await tenant.failNext('identify-gateway-502')
           expect(await statusOf(identify(tenant, 'ada'))).toBe(502)
           expect((await tenant.requests()).at(-1)).toMatchObject({
-            failure: { kind: 'gateway', status: 502, applied: false, gateway: 'haproxy' },
+            failure: { kind: 'gateway', status: 502, applied: false, gateway: 'nginx' },
           })
           expect(await tenant.setGateway({ gateway: null })).toEqual({
             gateway: 'none',
