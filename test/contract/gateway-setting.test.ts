@@ -1,3 +1,4 @@
+import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
@@ -133,6 +134,45 @@ describe('the gateway setting, in-process', () => {
     const met = (id: string) => coverage.items.find((item) => item.id === id)?.count
     expect(met('failure.delete-reset')).toBe(1)
     expect(met('failure.delete-hang-applied')).toBe(1)
+  })
+})
+
+describe('the MSW handlers behind a gateway', () => {
+  const api = createMockApi({ baseUrl, gateway: 'haproxy' })
+  const msw = setupServer(...api.handlers)
+  beforeAll(() => msw.listen({ onUnhandledRequest: 'bypass' }))
+  afterAll(() => msw.close())
+
+  it("answer the gateway's page, and a 503 with the Retry-After asked as a date", async () => {
+    const tenant = await api.organisations.create({
+      users: [{ id: 'ada', registrationStatus: 'registered' }],
+    })
+    const deleteAda = () =>
+      fetch(`${baseUrl}/api/v1/users/${tenant.orgId}/ada`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${tenant.apiKey}` },
+      })
+    await tenant.failNext('delete-empty-applied')
+    const empty = await deleteAda()
+    expect([empty.status, empty.headers.get('cache-control'), empty.headers.get('server')]).toEqual(
+      [502, 'no-cache', null],
+    )
+    expect(await empty.text()).toBe(
+      '<html><body><h1>502 Bad Gateway</h1>\nThe server returned an invalid or incomplete response.\n</body></html>\n',
+    )
+    await tenant.failNext('delete', {
+      kind: 'gateway',
+      status: 503,
+      retryAfterSeconds: 120,
+      retryAfterDate: true,
+    })
+    const before = Date.now()
+    const unavailable = await deleteAda()
+    expect(unavailable.status).toBe(503)
+    const at = Date.parse(unavailable.headers.get('retry-after') ?? '')
+    // Whole seconds, 120 of them after the answer.
+    expect(at).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 119_000)
+    expect(at).toBeLessThanOrEqual(Date.now() + 121_000)
   })
 })
 
