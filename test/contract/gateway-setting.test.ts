@@ -140,7 +140,7 @@ describe('the gateway setting, in-process', () => {
 describe('the MSW handlers behind a gateway', () => {
   const api = createMockApi({ baseUrl, gateway: 'haproxy' })
   const msw = setupServer(...api.handlers)
-  beforeAll(() => msw.listen({ onUnhandledRequest: 'bypass' }))
+  beforeAll(() => msw.listen({ onUnhandledFrame: 'bypass' }))
   afterAll(() => msw.close())
 
   it("answer the gateway's page, and a 503 with the Retry-After asked as a date", async () => {
