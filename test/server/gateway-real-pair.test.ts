@@ -14,8 +14,11 @@ import { freePort } from '../support/free-port.ts'
  * The mock under `nginx` and `haproxy` held against the real ones: Debian's nginx 1.22 and
  * haproxy 2.6 on loopback in front of a small upstream that fails on purpose the way each kind
  * describes. A raw socket client meets the same bytes (the `Date` aside) and the same end of the
- * connection, and Node's `fetch` the same status and reason phrase, or the same error, from both.
- * Where the gateways are not installed it is skipped (`.ci/run` installs them).
+ * connection; Node's `fetch` the same status and reason phrase, or the same error; and `axios` with
+ * `axios-retry`, `got` and `ky`, each with its retries (installed in a scratch project), the same
+ * error class and as many attempts (against nginx: `AxiosError 502` three times, `got`'s `ReadError`
+ * once for a body cut…). Where the gateways are not installed it is skipped (`.ci/run` installs
+ * them); where the clients cannot be installed, their test says so and checks nothing.
  */
 
 const nginxBin = '/usr/sbin/nginx'
@@ -127,6 +130,51 @@ async function fetched(url: string, init: RequestInit): Promise<string> {
   }
 }
 
+/** The clients held against both, each with its retries, as a user's code calls them. */
+const clientNames = ['axios', 'got', 'ky'] as const
+type ClientName = (typeof clientNames)[number]
+
+/**
+ * A script that deletes with one client and its retries (two, 50 ms apart at most), and prints what
+ * the caller met: the error's class and status or code, and how many attempts it made.
+ */
+const clientScript = `
+import axios from 'axios'
+import axiosRetry from 'axios-retry'
+import got from 'got'
+import ky from 'ky'
+const [name, url, authorization = ''] = process.argv.slice(2)
+const headers = authorization ? { authorization } : {}
+let attempts = 1
+const print = (outcome) => console.log(JSON.stringify({ outcome, attempts }))
+try {
+  if (name === 'axios') {
+    const client = axios.create({ timeout: 10000 })
+    axiosRetry(client, { retries: 2, retryDelay: () => 50, onRetry: () => attempts++ })
+    const answer = await client.delete(url, { headers })
+    print(answer.status)
+  } else if (name === 'got') {
+    const answer = await got.delete(url, {
+      headers,
+      timeout: { request: 10000 },
+      retry: { limit: 2, backoffLimit: 50 },
+      hooks: { beforeRetry: [() => attempts++] },
+    })
+    print(answer.statusCode)
+  } else {
+    const answer = await ky.delete(url, {
+      headers,
+      timeout: 10000,
+      retry: { limit: 2, backoffLimit: 50 },
+      hooks: { beforeRetry: [() => { attempts++ }] },
+    })
+    print(answer.status)
+  }
+} catch (error) {
+  print(error.name + ' ' + (error.response?.status ?? error.response?.statusCode ?? error.code ?? ''))
+}
+`
+
 describe.skipIf(!installed)(
   `the mock behind a gateway, beside the real one (${installed ? 'nginx and haproxy found' : why})`,
   () => {
@@ -137,6 +185,8 @@ describe.skipIf(!installed)(
     let mock: RunningServer
     let nginx: Tenant
     let haproxy: Tenant
+    /** Why the clients could not be installed, if they could not. */
+    let noClients = ''
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'gateway-pair-'))
@@ -188,7 +238,28 @@ backend be
       }
       nginx = await tenantBehind('nginx')
       haproxy = await tenantBehind('haproxy')
-    })
+      // The clients, in a scratch project as a user installs them (npm's cache first).
+      writeFileSync(join(dir, 'package.json'), '{"private":true,"type":"module"}')
+      writeFileSync(join(dir, 'client.mjs'), clientScript)
+      noClients = await new Promise<string>((resolve) => {
+        const install = spawn(
+          'npm',
+          [
+            'install',
+            'axios',
+            'axios-retry',
+            'got',
+            'ky',
+            '--prefer-offline',
+            '--no-audit',
+            '--no-fund',
+          ],
+          { cwd: dir, stdio: 'ignore' },
+        )
+        install.on('error', (error) => resolve(error.message))
+        install.on('exit', (code) => resolve(code === 0 ? '' : `npm install exited ${code}`))
+      })
+    }, 180_000)
 
     afterAll(async () => {
       for (const child of children) child.kill('SIGTERM')
@@ -250,6 +321,50 @@ backend be
         expect(mocked.bytes).toBe(real.bytes)
         expect(real.bytes).toMatch(/^HTTP\/1\.1 50[24] /)
       },
+    )
+
+    /** What `client` met deleting at `url`: its outcome and attempts. */
+    const metBy = (client: ClientName, url: string, authorization = '') =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ['client.mjs', client, url, authorization], {
+          cwd: dir,
+        })
+        let out = ''
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString()
+        })
+        child.on('exit', () => resolve(out.trim()))
+      })
+
+    it.each(clientNames)(
+      'nginx: %s with its retries meets the same error and makes as many attempts, kind by kind',
+      async (client) => {
+        if (noClients) {
+          console.warn(`skipped: the clients could not be installed (${noClients})`)
+          return
+        }
+        for (const kind of nginxKinds) {
+          const real = await metBy(
+            client,
+            `http://127.0.0.1:${ports.nginx}/api/v1/users/org/ada?kind=${kind}`,
+          )
+          await nginx.putUser('ada', { registrationStatus: 'registered' })
+          await nginx.clearFaults()
+          // Every attempt meets it, as every one meets the failing upstream.
+          await nginx.failNext(
+            'delete',
+            kind === 'slow' ? { kind, delayMs: 14_000, count: 5 } : { kind, count: 5 },
+          )
+          const mocked = await metBy(
+            client,
+            `${mock.url}/api/v1/users/${nginx.orgId}/ada`,
+            `Bearer ${nginx.apiKey}`,
+          )
+        expect(`${kind}: ${mocked}`).toBe(`${kind}: ${real}`)
+          expect(real).toMatch(/"attempts":\d/)
+        }
+      },
+      120_000,
     )
 
     it.each(nginxKinds)('nginx, %s: Node fetch meets the same answer or error', async (kind) => {
