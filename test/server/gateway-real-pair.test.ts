@@ -274,6 +274,7 @@ backend be
      */
     const arm = async (tenant: Tenant, kind: FailureKindName) => {
       await tenant.putUser('ada', { registrationStatus: 'registered' })
+      await tenant.clearFaults()
       await tenant.failNext('delete', kind === 'slow' ? { kind, delayMs: 14_000 } : { kind })
     }
 
@@ -336,8 +337,9 @@ backend be
         child.on('exit', () => resolve(out.trim()))
       })
 
-    it.each(clientNames)(
+    it.for(clientNames)(
       'nginx: %s with its retries meets the same error and makes as many attempts, kind by kind',
+      { timeout: 120_000 },
       async (client, context) => {
         if (noClients) context.skip(`the clients could not be installed (${noClients})`)
         for (const kind of nginxKinds) {
@@ -361,7 +363,6 @@ backend be
           expect(real).toMatch(/"attempts":\d/)
         }
       },
-      120_000,
     )
 
     it.each(nginxKinds)('nginx, %s: Node fetch meets the same answer or error', async (kind) => {
