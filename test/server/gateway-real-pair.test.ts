@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { connect } from 'node:net'
@@ -14,11 +14,12 @@ import { freePort } from '../support/free-port.ts'
  * The mock under `nginx` and `haproxy` held against the real ones: Debian's nginx 1.22 and
  * haproxy 2.6 on loopback in front of a small upstream that fails on purpose the way each kind
  * describes. A raw socket client meets the same bytes (the `Date` aside) and the same end of the
- * connection; Node's `fetch` the same status and reason phrase, or the same error; and `axios` with
- * `axios-retry`, `got` and `ky`, each with its retries (installed in a scratch project), the same
- * error class and as many attempts (against nginx: `AxiosError 502` three times, `got`'s `ReadError`
- * once for a body cut…). Where the gateways are not installed it is skipped (`.ci/run` installs
- * them); where the clients cannot be installed, their tests are skipped with the reason.
+ * connection; Node's `fetch` the same status and reason phrase, or the same error; `axios` with
+ * `axios-retry`, `got` and `ky`, each with its retries (installed in a scratch project), and
+ * Python's `requests` with `urllib3.Retry`, the same error class and as many attempts (against
+ * nginx: `AxiosError 502` three times, `got`'s `ReadError` once for a body cut, `RetryError`…).
+ * Where the gateways are not installed it is skipped (`.ci/run` installs them, and `requests`);
+ * where the clients cannot be installed, their tests are skipped with the reason.
  */
 
 const nginxBin = '/usr/sbin/nginx'
@@ -175,6 +176,36 @@ try {
 }
 `
 
+/** Python's `requests` with `urllib3.Retry` (two retries, on 502, 503 and 504 too), as the Python example's backend would call. */
+const pythonScript = `
+import json, sys
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+attempts = 1
+
+class Counted(Retry):
+    def increment(self, *args, **kwargs):
+        global attempts
+        attempts += 1
+        return super().increment(*args, **kwargs)
+
+url = sys.argv[1]
+headers = {'authorization': sys.argv[2]} if len(sys.argv) > 2 else {}
+session = requests.Session()
+retry = Counted(total=2, backoff_factor=0.01, status_forcelist=[502, 503, 504])
+session.mount('http://', HTTPAdapter(max_retries=retry))
+try:
+    outcome = session.delete(url, headers=headers, timeout=10).status_code
+except Exception as error:
+    outcome = type(error).__name__
+print(json.dumps({'outcome': outcome, 'attempts': attempts}, separators=(',', ':')))
+`
+
+/** Whether Python's `requests` can be imported here. */
+const hasRequests = spawnSync('python3', ['-c', 'import requests, urllib3']).status === 0
+
 describe.skipIf(!installed)(
   `the mock behind a gateway, beside the real one (${installed ? 'nginx and haproxy found' : why})`,
   () => {
@@ -241,6 +272,7 @@ backend be
       // The clients, in a scratch project as a user installs them (npm's cache first).
       writeFileSync(join(dir, 'package.json'), '{"private":true,"type":"module"}')
       writeFileSync(join(dir, 'client.mjs'), clientScript)
+      writeFileSync(join(dir, 'client.py'), pythonScript)
       noClients = await new Promise<string>((resolve) => {
         const install = spawn(
           'npm',
@@ -325,11 +357,14 @@ backend be
     )
 
     /** What `client` met deleting at `url`: its outcome and attempts. */
-    const metBy = (client: ClientName, url: string, authorization = '') =>
+    const metBy = (client: ClientName | 'python', url: string, authorization = '') =>
       new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, ['client.mjs', client, url, authorization], {
-          cwd: dir,
-        })
+        const child =
+          client === 'python'
+            ? spawn('python3', ['client.py', url, ...(authorization ? [authorization] : [])], {
+                cwd: dir,
+              })
+            : spawn(process.execPath, ['client.mjs', client, url, authorization], { cwd: dir })
         let out = ''
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString()
@@ -337,32 +372,44 @@ backend be
         child.on('exit', () => resolve(out.trim()))
       })
 
+    /** Holds `client` against nginx and the mock under nginx, kind by kind. */
+    async function holdAgainstNginx(client: ClientName | 'python') {
+      for (const kind of nginxKinds) {
+        const real = await metBy(
+          client,
+          `http://127.0.0.1:${ports.nginx}/api/v1/users/org/ada?kind=${kind}`,
+        )
+        await nginx.putUser('ada', { registrationStatus: 'registered' })
+        await nginx.clearFaults()
+        // Every attempt meets it, as every one meets the failing upstream.
+        await nginx.failNext(
+          'delete',
+          kind === 'slow' ? { kind, delayMs: 14_000, count: 5 } : { kind, count: 5 },
+        )
+        const mocked = await metBy(
+          client,
+          `${mock.url}/api/v1/users/${nginx.orgId}/ada`,
+          `Bearer ${nginx.apiKey}`,
+        )
+        expect(`${kind}: ${mocked}`).toBe(`${kind}: ${real}`)
+        expect(real).toMatch(/"attempts":\d/)
+      }
+      await nginx.clearFaults()
+    }
+
     it.for(clientNames)(
       'nginx: %s with its retries meets the same error and makes as many attempts, kind by kind',
       { timeout: 120_000 },
       async (client, context) => {
         if (noClients) context.skip(`the clients could not be installed (${noClients})`)
-        for (const kind of nginxKinds) {
-          const real = await metBy(
-            client,
-            `http://127.0.0.1:${ports.nginx}/api/v1/users/org/ada?kind=${kind}`,
-          )
-          await nginx.putUser('ada', { registrationStatus: 'registered' })
-          await nginx.clearFaults()
-          // Every attempt meets it, as every one meets the failing upstream.
-          await nginx.failNext(
-            'delete',
-            kind === 'slow' ? { kind, delayMs: 14_000, count: 5 } : { kind, count: 5 },
-          )
-          const mocked = await metBy(
-            client,
-            `${mock.url}/api/v1/users/${nginx.orgId}/ada`,
-            `Bearer ${nginx.apiKey}`,
-          )
-          expect(`${kind}: ${mocked}`).toBe(`${kind}: ${real}`)
-          expect(real).toMatch(/"attempts":\d/)
-        }
+        await holdAgainstNginx(client)
       },
+    )
+
+    it.skipIf(!hasRequests)(
+      `nginx: Python requests with urllib3.Retry meets the same error and makes as many attempts, kind by kind${hasRequests ? '' : ' (skipped: python3 cannot import requests)'}`,
+      { timeout: 120_000 },
+      () => holdAgainstNginx('python'),
     )
 
     it.each(nginxKinds)('nginx, %s: Node fetch meets the same answer or error', async (kind) => {
