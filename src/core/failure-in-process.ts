@@ -10,8 +10,11 @@ import {
  * A failure as `fetch` meets it in the same process (the MSW handlers, `api.fetch`): a network
  * error is `Response.error()` (what a handler answers for one; `api.fetch` throws `fetch`'s
  * `TypeError` instead), a hang settles only when `signal` aborts (rejecting with its reason) or at
- * its bound (a network error), and a body cut short or sent slowly is a stream. Nothing is left
- * behind: no timer outlives the hang or the stream, and a stream no one reads starts none.
+ * its bound (a network error), and a body cut short or sent slowly is a stream. Behind a gateway,
+ * its page is a `Response` with the page's status, reason phrase, headers and body, at its moment;
+ * an answer nginx buffered, the whole answer at its moment, or its head with a body that fails at
+ * once. Nothing is left behind: no timer outlives the hang or the stream, and a stream no one reads
+ * starts none.
  *
  * @example const response = await failureInProcess(wire, { kind: 'hang', ms: 30_000 }, request.signal)
  */

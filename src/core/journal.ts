@@ -104,7 +104,7 @@ export const journalEntrySchema = z.object({
   failure: z
     .strictObject({
       kind: z.enum(failureKindNames),
-      status: z.int().optional(),
+      status: z.int().optional().describe("the status the client got, a gateway page's included"),
       applied: z.boolean(),
       gateway: gatewayNameSchema
         .exclude(['none'])
