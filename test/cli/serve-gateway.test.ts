@@ -1,5 +1,6 @@
+import { writeFileSync } from 'node:fs'
 import { describe, expect, it, vi } from 'vitest'
-import { startCli } from '../support/cli-process.ts'
+import { expectRefusal, startCli } from '../support/cli-process.ts'
 import { controlCall } from '../support/control-call.ts'
 import { stateFileServers } from '../support/state-file-server.ts'
 
@@ -31,6 +32,35 @@ describe('serve --gateway', () => {
       buffering: true,
     })
     variable.cli.child.kill()
+  })
+
+  it('refuses an unknown gateway, a timeout out of range and a data file whose gateway is wrong, naming each', async () => {
+    await expectRefusal(
+      ['serve', '--gateway', 'envoy'],
+      /--gateway expected none, nginx or haproxy, not "envoy"/,
+    )
+    await expectRefusal(
+      ['serve', '--gateway-read-timeout', '0'],
+      /--gateway-read-timeout .*from 1 to 3600000/,
+    )
+    const data = file('bad-gateway.json')
+    writeFileSync(
+      data,
+      JSON.stringify({
+        organisations: [
+          {
+            orgId: 'a',
+            apiKeys: ['sk_gateway_key_1'],
+            gateway: { gateway: 'haproxy', buffering: true },
+          },
+        ],
+        users: [],
+      }),
+    )
+    await expectRefusal(
+      ['serve', '--data', data],
+      /bad-gateway\.json: organisations\[0\]\.gateway\.buffering: buffering is an nginx setting/,
+    )
   })
 
   it('keeps the gateways a test set in the state file, after kill -9 and a restart', async () => {
