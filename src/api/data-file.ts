@@ -9,6 +9,7 @@ import {
   userProfileInputSchema,
 } from './api-schemas.ts'
 import { clockStartSchema } from './clock-schemas.ts'
+import { gatewaySettingSchema } from './gateway.ts'
 import { latencySchema } from './latency.ts'
 import { shapesSchema } from './shape-cases.ts'
 import {
@@ -43,13 +44,14 @@ export const dataFileLimits = {
 
 /**
  * An organisation's own records, as a data file and `POST /__mock/organisations` declare them:
- * its user groups and learning paths, and its own answer shapes, latency and clock.
+ * its user groups and learning paths, and its own answer shapes, latency, clock and gateway.
  */
 const organisationContentsShape = {
   name: textSchema.optional(),
   shapes: shapesSchema.optional(),
   latency: latencySchema.optional(),
   clock: clockStartSchema.optional(),
+  gateway: gatewaySettingSchema.optional(),
   userGroups: z
     .array(z.strictObject({ groupId: itemIdSchema, name: textSchema.optional() }))
     .max(dataFileLimits.userGroups)

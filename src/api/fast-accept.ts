@@ -48,6 +48,7 @@ const knownKeys: Record<string, readonly string[]> = {
   // A custom message (`error`) changes only what zod says of a value it refuses.
   enum: ['type', 'entries', 'error'],
   array: ['type', 'element', 'checks'],
+  boolean: ['type'],
 }
 
 /**
@@ -62,7 +63,7 @@ const patternFormats: readonly string[] = ['date', 'datetime', 'regex']
  * value that check accepts is given back as it is (no copy, no issue list), any other goes to
  * zod, which alone decides a refusal. The check covers closed objects, optional and nullable
  * fields, strings with length bounds, refinements, regexes and date or date-time formats, numbers
- * and safe integers with bounds, enums and arrays with length bounds: for a schema with anything
+ * and safe integers with bounds, booleans, enums and arrays with length bounds: for a schema with anything
  * else, `schema` itself is returned. The schema stays the one source of the rules.
  *
  * @example
@@ -121,6 +122,8 @@ function takeOf(schema: z.core.$ZodType, copy: boolean): Take | undefined {
       const values = new Set(Object.values(def.entries))
       return (value) => (values.has(value) ? value : unsure)
     }
+    case 'boolean':
+      return (value) => (typeof value === 'boolean' ? value : unsure)
     case 'array': {
       const bounds = lengthBoundsOf(checks)
       const element = def.element && takeOf(def.element, copy)

@@ -27,4 +27,5 @@ export const controlPaths = {
   failures: '/__mock/failures',
   clock: '/__mock/clock',
   chaos: '/__mock/chaos',
+  gateway: '/__mock/gateway',
 } as const

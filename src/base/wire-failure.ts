@@ -5,9 +5,45 @@
  *
  * @example const response: WireResponse = { ...answer, failure: { kind: 'hang', ms: 30_000 } }
  */
-export type WireFailure =
+export type WireFailure = KindFailure | GatewayFailure
+
+/** The failure kinds as the API's own server gives them (see `failureKinds`). */
+export type KindFailure =
   | { readonly kind: 'reset' | 'empty' | 'truncated' }
   | { readonly kind: 'hang' | 'slow'; readonly ms: number }
+
+/**
+ * What a gateway in front of the API makes of a failure (see `throughGateway`): its own `page`
+ * after `ms` (at once for a reset, at its read timeout for a hang), or an answer nginx buffered:
+ * the whole answer at `ms`, or (`cut`) its status line and headers only, then the connection
+ * closed.
+ */
+export type GatewayFailure =
+  | { readonly kind: 'page'; readonly page: GatewayPage; readonly ms: number }
+  | { readonly kind: 'buffered'; readonly ms: number; readonly cut: boolean }
+
+/**
+ * A gateway's own page, byte for byte as the real one writes it: the reason phrase of its status
+ * line, its headers in order (a header without a value is `Date`'s, the instant it is written), its
+ * body; and what it does with the connection after: `keep` it, or close it, with no byte, when the
+ * client's `next` request comes (haproxy's, which says nothing of it).
+ */
+export interface GatewayPage {
+  readonly status: number
+  readonly reason: string
+  readonly headers: readonly (readonly [name: string, value?: string])[]
+  readonly body: string
+  readonly connection: 'keep' | 'next'
+}
+
+/**
+ * The headers of `page` as written at `now`: `Date` given its value.
+ *
+ * @example pageHeaders(page, new Date()) // [['Server', 'nginx'], ['Date', 'Wed, 02 Dec 2026 03:57:17 GMT'], …]
+ */
+export function pageHeaders(page: GatewayPage, now: Date): [string, string][] {
+  return page.headers.map(([name, value]) => [name, value ?? now.toUTCString()])
+}
 
 /**
  * How many bytes of a body of `length` a truncated answer sends: about half, so that a client

@@ -13,6 +13,13 @@ import {
   type PutUser,
   putUserSchema,
 } from '../api/data-file.ts'
+import {
+  type GatewaySetting,
+  gatewaySchema,
+  gatewaySettingSchema,
+  type OrganisationGatewaySetting,
+  organisationGatewaySchema,
+} from '../api/gateway.ts'
 import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
 import { snapshotSchema } from '../api/snapshot-schemas.ts'
@@ -51,6 +58,7 @@ import {
 } from '../inspector/queries.ts'
 import { mockStateSchema } from '../model/database.ts'
 import { deleteUser } from '../rules/delete-user.ts'
+import { readGateway, setGateway } from '../rules/gateway.ts'
 import { parseInput } from '../rules/organisations.ts'
 import { redeemResultSchema } from '../rules/sign-in-tokens.ts'
 import {
@@ -351,6 +359,30 @@ export const controlTable = {
     args: () => ({}),
     run: (core) => core.chaos.end(),
   }),
+  gateway: control({
+    method: 'GET',
+    path: controlPaths.gateway,
+    summary:
+      "The mock's gateway, which every organisation without one of its own stands behind: `none`, `nginx` or `haproxy`, its read timeout and (nginx) buffering.",
+    carry: 'none',
+    input: none,
+    output: gatewaySchema,
+    status: 200,
+    args: () => ({}),
+    run: (core) => core.transact((ctx) => readGateway(ctx, undefined)),
+  }),
+  setGateway: control({
+    method: 'PUT',
+    path: controlPaths.gateway,
+    summary:
+      "Puts a gateway in front of the mock's API (`none`, `nginx` or `haproxy`, with `readTimeoutMs` and, for nginx, `buffering`): each failure then arrives as that gateway makes of it. A reset returns to the `gateway` option.",
+    carry: { bodyOf: 'setting' },
+    input: z.strictObject({ setting: gatewaySettingSchema }),
+    output: gatewaySchema,
+    status: 200,
+    args: (setting: GatewaySetting) => ({ setting }),
+    run: (core, { setting }) => core.transact((ctx) => setGateway(ctx, undefined, setting)),
+  }),
   organisations: {
     list: control({
       method: 'GET',
@@ -579,6 +611,35 @@ export const controlTable = {
       args: (orgId: string) => ({ orgId }),
       tenant: { name: 'clearChaos', args: (orgId) => ({ orgId }) },
       run: (core, { orgId }) => core.chaos.end(orgId),
+    }),
+    gateway: control({
+      method: 'GET',
+      path: `${organisationPath}/gateway`,
+      summary:
+        "The gateway in front of the organisation's calls: its own, else the mock's it follows.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      output: gatewaySchema,
+      status: 200,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'gateway', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.transact((ctx) => readGateway(ctx, orgId)),
+    }),
+    setGateway: control({
+      method: 'PUT',
+      path: `${organisationPath}/gateway`,
+      summary:
+        "Puts the organisation's own gateway in front of its calls (`{gateway: null}`: none of its own, it follows the mock's); a reset of it returns to the one it was created with.",
+      carry: { bodyOf: 'setting' },
+      input: z.strictObject({ orgId: orgIdParam, setting: organisationGatewaySchema }),
+      output: gatewaySchema,
+      status: 200,
+      args: (orgId: string, setting: OrganisationGatewaySetting) => ({ orgId, setting }),
+      tenant: {
+        name: 'setGateway',
+        args: (orgId, setting: OrganisationGatewaySetting) => ({ orgId, setting }),
+      },
+      run: (core, { orgId, setting }) => core.transact((ctx) => setGateway(ctx, orgId, setting)),
     }),
     listUsers: control({
       method: 'GET',

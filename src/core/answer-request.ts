@@ -4,12 +4,18 @@ import type { IncomingRequest, RequestBody, WireRequest } from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { authenticate } from '../rules/authenticate.ts'
 import type { RuleContext } from '../rules/context.ts'
+import { gatewayOf } from '../rules/gateway.ts'
 import { latencyOf } from '../rules/latency.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
 import type { Chaos } from './chaos.ts'
 import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './coverage.ts'
-import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
+import {
+  failureAnswer,
+  type JournaledFailure,
+  journaledFailure,
+  unanswered,
+} from './failure-answer.ts'
 import { failureKinds } from './failure-kinds.ts'
 import type { FaultQueue, TakenFault } from './faults.ts'
 import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
@@ -162,16 +168,24 @@ export async function answerRequest(
   const wait =
     fault && failureKinds[fault.kind].delay.role !== 'before' ? delay - fault.delayMs : delay
   if (wait > 0) await sleep(wait)
+  // The call has taken its whole effect and kept it, or none: only now is its answer replaced,
+  // as the gateway in front of its owner's calls gives it.
+  let given = response
+  let failure: JournaledFailure | undefined
+  if (fault !== undefined && matched) {
+    const gateway = gatewayOf(transactions.ctx, ticket.owner)
+    given = failureAnswer(fault, response, matched.route, gateway, transactions.ctx.real())
+    failure = journaledFailure(fault, given, gateway.gateway)
+  }
   journal.end(
     ticket,
-    entryOf(request, response, kept, started, transactions.ctx, ticket.owner, delay),
+    entryOf(request, response, kept, started, transactions.ctx, ticket.owner, delay, failure),
   )
   // Its organisation removed meanwhile: it counts for the whole mock only, never for a new one.
   const { owner } = ticket
   const alive = owner !== undefined && deps.lives.isCurrent(owner, life) ? owner : undefined
   countMet(deps.coverage, alive, matched?.route.operation, response.status, kept)
-  // The call has taken its whole effect and kept it, or none: only now is its answer replaced.
-  return fault === undefined || !matched ? response : failureAnswer(fault, response, matched.route)
+  return given
 }
 
 /** Counts the items of the answer space an answer met, for its owner (see `Coverage`). */
@@ -235,11 +249,12 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
 function entryOf(
   { method }: IncomingRequest,
   { status }: WireResponse,
-  { path, call, shape, fault }: Kept,
+  { path, call, shape }: Kept,
   started: number,
   ctx: RuleContext,
   owner: string | undefined,
   delayMs: number,
+  failure: JournaledFailure | undefined,
 ): JournalEntry {
   const time = formatTimestamp(ctx.real())
   // While no clock is set, the owner's is the real one: the same text.
@@ -258,6 +273,6 @@ function entryOf(
     operation,
     request,
     ...(shape !== undefined && { shape }),
-    ...(fault !== undefined && { failure: journaledFailure(fault) }),
+    ...(failure !== undefined && { failure }),
   } as JournalEntry
 }

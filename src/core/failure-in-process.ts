@@ -1,12 +1,20 @@
 import type { WireResponse } from '../base/errors.ts'
-import { slowSchedule, truncatedLength, type WireFailure } from '../base/wire-failure.ts'
+import {
+  pageHeaders,
+  slowSchedule,
+  truncatedLength,
+  type WireFailure,
+} from '../base/wire-failure.ts'
 
 /**
  * A failure as `fetch` meets it in the same process (the MSW handlers, `api.fetch`): a network
  * error is `Response.error()` (what a handler answers for one; `api.fetch` throws `fetch`'s
  * `TypeError` instead), a hang settles only when `signal` aborts (rejecting with its reason) or at
- * its bound (a network error), and a body cut short or sent slowly is a stream. Nothing is left
- * behind: no timer outlives the hang or the stream, and a stream no one reads starts none.
+ * its bound (a network error), and a body cut short or sent slowly is a stream. Behind a gateway,
+ * its page is a `Response` with the page's status, reason phrase, headers and body, at its moment;
+ * an answer nginx buffered, the whole answer at its moment, or its head with a body that fails at
+ * once. Nothing is left behind: no timer outlives the hang or the stream, and a stream no one reads
+ * starts none.
  *
  * @example const response = await failureInProcess(wire, { kind: 'hang', ms: 30_000 }, request.signal)
  */
@@ -20,15 +28,36 @@ export function failureInProcess(
     case 'empty':
       return Response.error()
     case 'hang':
-      return hang(failure.ms, signal)
+      return after(failure.ms, signal, () => Response.error())
     case 'truncated':
       return withStream(wire, (bytes) => truncatedStream(bytes))
     case 'slow':
       return withStream(wire, (bytes) => slowStream(bytes, failure.ms, signal))
+    case 'page': {
+      const { page } = failure
+      return after(failure.ms, signal, () => {
+        const headers = pageHeaders(page, new Date())
+        return new Response(page.body, { status: page.status, statusText: page.reason, headers })
+      })
+    }
+    case 'buffered':
+      return after(failure.ms, signal, () =>
+        failure.cut ? withStream(wire, () => cutStream()) : toWholeResponse(wire),
+      )
   }
 }
 
-function hang(ms: number, signal: AbortSignal | null | undefined): Promise<Response> {
+/**
+ * What `answer` gives at `ms` (at once for 0); rejects with the reason of `signal` when it aborts
+ * first, as `fetch` waiting for headers does. No timer outlives it: a hang is a network error at
+ * its bound.
+ */
+function after(
+  ms: number,
+  signal: AbortSignal | null | undefined,
+  answer: () => Response,
+): Response | Promise<Response> {
+  if (ms <= 0) return answer()
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason)
@@ -40,10 +69,27 @@ function hang(ms: number, signal: AbortSignal | null | undefined): Promise<Respo
     }
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort)
-      resolve(Response.error())
+      resolve(answer())
     }, ms)
     signal?.addEventListener('abort', onAbort, { once: true })
   })
+}
+
+/** `wire` whole, its `content-length` its body's, as a gateway that buffered it sends it. */
+function toWholeResponse(wire: WireResponse): Response {
+  return withStream(wire, (bytes) => new Blob([bytes as Uint8Array<ArrayBuffer>]).stream())
+}
+
+/** No byte of the body, then the error a connection closed before it gives `fetch`. */
+function cutStream(): ReadableStream<Uint8Array> {
+  return new ReadableStream(
+    {
+      pull(controller) {
+        controller.error(new TypeError('terminated'))
+      },
+    },
+    { highWaterMark: 0 },
+  )
 }
 
 /** `wire`'s status and headers, its `content-length` the whole body's, with the stream `of` its bytes. */

@@ -1,4 +1,4 @@
-import type { WireFailure } from '../base/errors.ts'
+import type { KindFailure } from '../base/wire-failure.ts'
 
 /**
  * Which `applied` values a fault of a kind may take, the first its default: `either` (`false`, the
@@ -101,7 +101,7 @@ export const failureKinds = {
     delay: { role: 'before', defaultMs: 0 },
     wire: 'answer',
     server:
-      'The status asked, `content-type: text/html; charset=utf-8`, a short page naming it; a 429 carries `Retry-After` (`retryAfterSeconds`, default 1).',
+      "The status asked, `content-type: text/html; charset=utf-8`, a short page naming it; a 429 or 503 may carry `Retry-After` (`retryAfterSeconds`, a 429 1 by default; `retryAfterDate`; `null` for none). Behind nginx or haproxy, that gateway's own page.",
     inProcess: 'The same answer.',
   },
   slow: {
@@ -119,14 +119,14 @@ export const failureKinds = {
 
 export type FailureKindName = keyof typeof failureKinds
 
-/** The kinds the transport enacts: exactly those `WireFailure` names (checked below). */
+/** The kinds the transport enacts: exactly those `KindFailure` names (checked below). */
 type EnactedKind = {
   [K in FailureKindName]: (typeof failureKinds)[K]['wire'] extends 'enacted' ? K : never
 }[FailureKindName]
 
-/** Fails to compile when the table and `WireFailure` name different kinds as enacted. */
-const sameEnactedKinds: [EnactedKind, WireFailure['kind']] extends [
-  WireFailure['kind'],
+/** Fails to compile when the table and `KindFailure` name different kinds as enacted. */
+const sameEnactedKinds: [EnactedKind, KindFailure['kind']] extends [
+  KindFailure['kind'],
   EnactedKind,
 ]
   ? true

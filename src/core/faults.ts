@@ -113,8 +113,15 @@ export const kindFaultSchema = z
       .int()
       .min(0)
       .max(86_400)
+      .nullable()
       .optional()
-      .describe("a gateway 429's Retry-After, in seconds (default 1)"),
+      .describe(
+        "a gateway 429's or 503's Retry-After, in seconds; null: none. Default: 1 on a 429 with no gateway in front, none otherwise (nginx and haproxy send none)",
+      ),
+    retryAfterDate: z
+      .boolean()
+      .optional()
+      .describe('true: the Retry-After written as an HTTP date, that many seconds ahead'),
     ...scopeShape,
     delayMs: z
       .int()
@@ -125,32 +132,40 @@ export const kindFaultSchema = z
         "a wait before the answer; a hang's bound (default 30000); a slow body's span (default 2000)",
       ),
   })
-  .superRefine(({ operation, kind, status, applied, retryAfterSeconds }, context) => {
-    const fail = (path: string, message: string) =>
-      context.addIssue({ code: 'custom', message, path: [path] })
-    const statuses = kindStatuses(kind, operation)
-    if (statuses.length === 0) {
-      if (status !== undefined) fail('status', `a ${kind} fault takes no status`)
-    } else if (status === undefined || !statuses.includes(status)) {
-      fail(
-        'status',
-        kind === 'status'
-          ? `${operation} documents ${inWords(statuses)}: a fault takes one of them`
-          : `a ${kind} fault takes ${inWords(statuses)}`,
-      )
-    }
-    if (applied !== undefined && !appliedValues(kind, status).includes(applied)) {
-      fail(
-        'applied',
-        applied
-          ? `a ${status} fault changes nothing: only a 500, or a failure of another kind, may be applied`
-          : `a ${kind} fault carries the real answer: it is always applied`,
-      )
-    }
-    if (retryAfterSeconds !== undefined && !(kind === 'gateway' && status === 429)) {
-      fail('retryAfterSeconds', 'goes with a gateway fault of status 429 only')
-    }
-  })
+  .superRefine(
+    ({ operation, kind, status, applied, retryAfterSeconds, retryAfterDate }, context) => {
+      const fail = (path: string, message: string) =>
+        context.addIssue({ code: 'custom', message, path: [path] })
+      const statuses = kindStatuses(kind, operation)
+      if (statuses.length === 0) {
+        if (status !== undefined) fail('status', `a ${kind} fault takes no status`)
+      } else if (status === undefined || !statuses.includes(status)) {
+        fail(
+          'status',
+          kind === 'status'
+            ? `${operation} documents ${inWords(statuses)}: a fault takes one of them`
+            : `a ${kind} fault takes ${inWords(statuses)}`,
+        )
+      }
+      if (applied !== undefined && !appliedValues(kind, status).includes(applied)) {
+        fail(
+          'applied',
+          applied
+            ? `a ${status} fault changes nothing: only a 500, or a failure of another kind, may be applied`
+            : `a ${kind} fault carries the real answer: it is always applied`,
+        )
+      }
+      const retryAfter = kind === 'gateway' && (status === 429 || status === 503)
+      if (retryAfterSeconds !== undefined && !retryAfter) {
+        fail('retryAfterSeconds', 'goes with a gateway fault of status 429 or 503 only')
+      }
+      if (retryAfterDate !== undefined && !retryAfter) {
+        fail('retryAfterDate', 'goes with a gateway fault of status 429 or 503 only')
+      } else if (retryAfterDate && retryAfterSeconds === null) {
+        fail('retryAfterDate', 'a date needs a delay: retryAfterSeconds null sends no Retry-After')
+      }
+    },
+  )
   .refine(...idNeedsOrgId)
 
 /**
@@ -235,7 +250,8 @@ export const queuedFaultSchema = z.strictObject({
   kind: z.enum(failureKindNames).optional().describe('absent: status'),
   status: z.int().optional(),
   applied: z.literal(true).optional().describe('absent: false'),
-  retryAfterSeconds: z.int().optional(),
+  retryAfterSeconds: z.int().nullable().optional().describe('null: no Retry-After'),
+  retryAfterDate: z.literal(true).optional(),
   case: z.string().optional().describe('the failure case it was armed by'),
   remaining: z.int().min(1),
   delayMs: z.int().min(0),
@@ -256,7 +272,15 @@ export interface TakenFault {
   readonly code?: ApiErrorCode
   readonly applied: boolean
   readonly delayMs: number
-  readonly retryAfterSeconds?: number
+  /**
+   * Of a gateway 429 or 503: its `Retry-After` with no gateway in front, in seconds (a 429's 1
+   * unless given); `null` for none.
+   */
+  readonly retryAfterSeconds?: number | null
+  /** The `Retry-After` was asked for (`retryAfterSeconds` or `retryAfterDate` given): a gateway sends it too. */
+  readonly retryAfterAsked?: true
+  /** The `Retry-After` written as an HTTP date. */
+  readonly retryAfterDate?: true
   /** The failure case it was armed by. */
   readonly case?: string
   /** Drawn by a chaos (see `Chaos`), not queued. */
@@ -315,14 +339,20 @@ function takenOf(fault: {
   status?: number | undefined
   applied?: boolean | undefined
   delayMs?: number | undefined
-  retryAfterSeconds?: number | undefined
+  retryAfterSeconds?: number | null | undefined
+  retryAfterDate?: boolean | undefined
   case?: string
 }): TakenFault {
   const { operation, kind, status } = fault
   const errors: readonly ApiErrorCode[] = operationErrors[operation]
   const code = kind === 'status' ? errors.find((c) => apiErrors[c].status === status) : undefined
   const retryAfterSeconds =
-    kind === 'gateway' && status === 429 ? (fault.retryAfterSeconds ?? 1) : undefined
+    kind === 'gateway' && status === 429
+      ? fault.retryAfterSeconds === undefined
+        ? 1
+        : fault.retryAfterSeconds
+      : fault.retryAfterSeconds
+  const asked = fault.retryAfterSeconds !== undefined || fault.retryAfterDate === true
   return {
     kind,
     ...(status !== undefined && { status }),
@@ -330,6 +360,8 @@ function takenOf(fault: {
     applied: fault.applied ?? (appliedValues(kind, status)[0] as boolean),
     delayMs: fault.delayMs ?? failureKinds[kind].delay.defaultMs,
     ...(retryAfterSeconds !== undefined && { retryAfterSeconds }),
+    ...(asked && { retryAfterAsked: true as const }),
+    ...(fault.retryAfterDate === true && { retryAfterDate: true as const }),
     ...(fault.case !== undefined && { case: fault.case }),
   }
 }
@@ -442,6 +474,7 @@ export class FaultQueue {
         ...(taken.retryAfterSeconds !== undefined && {
           retryAfterSeconds: taken.retryAfterSeconds,
         }),
+        ...(taken.retryAfterDate && { retryAfterDate: true as const }),
         ...(taken.case !== undefined && { case: taken.case }),
         remaining,
         delayMs: taken.delayMs,

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { gatewayNameSchema } from '../api/gateway.ts'
 import type { JournaledFailure } from './failure-answer.ts'
 import { failureKindNames } from './failure-kinds.ts'
 import { type ApiCall, apiRoutes, type Operation } from './routes.ts'
@@ -103,10 +104,14 @@ export const journalEntrySchema = z.object({
   failure: z
     .strictObject({
       kind: z.enum(failureKindNames),
-      status: z.int().optional(),
+      status: z.int().optional().describe("the status the client got, a gateway page's included"),
       applied: z.boolean(),
       case: z.string().optional().describe('of a failure a chaos drew: the case it drew'),
       chaos: z.literal(true).optional().describe('drawn by a chaos, not queued'),
+      gateway: gatewayNameSchema
+        .exclude(['none'])
+        .optional()
+        .describe('the gateway in front of the call, when there was one'),
     })
     .optional()
     .describe('of a call a fault answered: what the client met instead of its answer'),

@@ -116,6 +116,14 @@ export const inspectorHtml = `<!doctype html>
     <button type="submit">Arm case</button>
   </form>
   <p id="case-summary" class="muted"></p>
+  <h3>Gateway</h3>
+  <p id="gateway-now" class="muted"></p>
+  <form id="gateway-form" class="row">
+    <label>Gateway <select id="gateway-name"></select></label>
+    <label>Read timeout (ms) <input id="gateway-timeout" type="number" min="1" max="3600000" value="60000" required></label>
+    <label><input id="gateway-buffering" type="checkbox" checked> Buffering (nginx)</label>
+    <button type="submit">Set gateway</button>
+  </form>
 </section>
 
 <section id="chaos" class="card">

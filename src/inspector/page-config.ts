@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { gatewayNames } from '../api/gateway.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { failureCases } from '../core/failure-cases.ts'
 import { failureKinds } from '../core/failure-kinds.ts'
@@ -58,6 +59,8 @@ export const pageConfig = {
     summary: failureKinds[kind].summary,
   })),
   eventFields,
+  /** What may stand in front of the API. */
+  gatewayNames: [...gatewayNames],
   pageSize: Math.min(25, maxUsersPerPage),
   journalRows: 50,
   deliveryRows: 50,

@@ -3,6 +3,7 @@ import {
   apiKeyRecordSchema,
   certificateRecordSchema,
   clockRecordSchema,
+  gatewayRecordSchema,
   learningPathRecordSchema,
   learningProgressRecordSchema,
   organisationLatencyRecordSchema,
@@ -52,6 +53,7 @@ export const collectionTable = describeCollections({
   organisationLatencies: { schema: organisationLatencyRecordSchema, key: ['orgId'] },
   clocks: { schema: clockRecordSchema, key: ['orgId'] },
   organisationSnapshots: { schema: organisationSnapshotRecordSchema, key: ['orgId', 'name'] },
+  gateways: { schema: gatewayRecordSchema, key: ['orgId'] },
 })
 
 /** What {@link collectionTable} says of one collection. */

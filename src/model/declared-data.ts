@@ -6,6 +6,7 @@ import { hashSecret } from '../base/secrets.ts'
 import { clockRecordOf } from './clock-index.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
 import type { Credentials, Dataset } from './dataset.ts'
+import { gatewayRecordOf } from './gateways.ts'
 import { emptyState, type MockState } from './mock-state.ts'
 import type {
   ApiKeyRecord,
@@ -76,7 +77,7 @@ export function userRecordsOf(
 
 /**
  * The records an organisation declares of itself: it, its user groups and learning paths, and its
- * own answer shapes and clock (a clock running from an instant starts when it is loaded: see
+ * own answer shapes, latency, clock and gateway (a clock running from an instant starts when it is loaded: see
  * {@link startClocks}).
  */
 export function organisationRecordsOf(
@@ -89,6 +90,7 @@ export function organisationRecordsOf(
   | 'organisationShapes'
   | 'organisationLatencies'
   | 'clocks'
+  | 'gateways'
 > {
   const { orgId } = org
   const clock = org.clock && clockRecordOf(orgId, org.clock, null)
@@ -97,6 +99,7 @@ export function organisationRecordsOf(
     organisationShapes: org.shapes ? [{ orgId, shapes: org.shapes, variedUsers: 0 }] : [],
     organisationLatencies: org.latency ? [{ orgId, latency: JSON.stringify(org.latency) }] : [],
     clocks: clock ? [clock] : [],
+    gateways: org.gateway ? [gatewayRecordOf(orgId, org.gateway)] : [],
     userGroups: (org.userGroups ?? []).map(({ groupId, name }) => ({
       orgId,
       groupId,
@@ -145,6 +148,7 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
       snapshotRecordsOf(org),
       (r) => `${r.orgId}\0${r.name}`,
     )
+    replaceOrAdd(state.gateways, declared.gateways, (g) => g.orgId)
     addKeys(dataset, org, credential ?? (credentials.at(-1) as Credentials), i)
   })
   const pathNames = new Map(state.learningPaths.map((p) => [pathKey(p), p.name]))

@@ -133,6 +133,8 @@ export class IndexedRecords {
     this.collections.organisationLatencies,
     (r) => r.orgId,
   )
+  /** The gateways a test set: the mock's (`""`), and the organisations' own. */
+  readonly gateways = new UniqueIndex<Stored<'gateways'>>(this.collections.gateways, (r) => r.orgId)
   readonly userShapes = new UniqueIndex<Stored<'userShapes'>>(
     this.collections.userShapes,
     (r) => r.userId,

@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { dateSchema, dateTimeSchema, registrationStatusSchema } from '../api/api-schemas.ts'
 import { percentCompleteSchema } from '../api/data-file.ts'
+import { gatewayNames, maxReadTimeoutMs } from '../api/gateway.ts'
 import { latencyOfJson } from '../api/latency.ts'
 import { profileFieldsSchema } from '../api/profile-fields.ts'
 import { shapeCaseNameSchema, shapesSchema } from '../api/shape-cases.ts'
@@ -161,6 +162,19 @@ export const clockRecordSchema = z.strictObject({
   since: dateTimeSchema.nullable(),
 })
 
+/**
+ * A gateway a test put in front of the API: an organisation's own (`orgId`), or the mock's set at
+ * run time (`orgId` `""`, which no organisation can have; without it, the `gateway` option's).
+ * `buffering` is nginx's, `null` for the others.
+ */
+export const gatewayRecordSchema = z.strictObject({
+  orgId: z.string(),
+  // Plain rules, without the wire's messages: a record's check is derived from them (fast-accept).
+  gateway: z.enum(gatewayNames),
+  readTimeoutMs: z.int().min(1).max(maxReadTimeoutMs),
+  buffering: z.boolean().nullable(),
+})
+
 export type OrganisationRecord = z.infer<typeof organisationRecordSchema>
 export type ApiKeyRecord = z.infer<typeof apiKeyRecordSchema>
 export type UserRecord = z.infer<typeof userRecordSchema>
@@ -176,3 +190,4 @@ export type OrganisationLatencyRecord = z.infer<typeof organisationLatencyRecord
 export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>
 export type ClockRecord = z.infer<typeof clockRecordSchema>
 export type OrganisationSnapshotRecord = z.infer<typeof organisationSnapshotRecordSchema>
+export type GatewayRecord = z.infer<typeof gatewayRecordSchema>

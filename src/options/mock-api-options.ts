@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { chaosOptionSchema } from '../api/chaos-setting.ts'
 import { dataFileSchema } from '../api/data-file.ts'
+import { defaultReadTimeoutMs, gatewayNameSchema, readTimeoutSchema } from '../api/gateway.ts'
 import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'
@@ -148,6 +149,16 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe(
       "chaos at a rate: { rate, cases?, seed?, calls?, forMs? }, a share of the calls that meet a failure case drawn from a seeded stream; an organisation's own replaces it",
     ),
+  gateway: gatewayNameSchema
+    .default('none')
+    .describe(
+      "what stands in front of the API: none (the mock answers as the API's server), nginx or haproxy (each failure arrives as that gateway makes of it); an organisation's own wins",
+    ),
+  gatewayReadTimeoutMs: readTimeoutSchema.default(defaultReadTimeoutMs),
+  gatewayBuffering: z
+    .boolean()
+    .default(true)
+    .describe("nginx's proxy_buffering: the API's answer buffered whole before it is sent"),
   shapes: shapesSchema
     .default('full')
     .describe(

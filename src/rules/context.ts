@@ -32,6 +32,9 @@ export interface RuleContext
     | 'shapes'
     | 'seed'
     | 'latency'
+    | 'gateway'
+    | 'gatewayReadTimeoutMs'
+    | 'gatewayBuffering'
   > {
   db: Database
   /**
@@ -78,6 +81,9 @@ export function createRuleContext(options: ResolvedMockApiOptions, db: Database)
     shapes: options.shapes,
     seed: options.seed,
     latency: options.latency,
+    gateway: options.gateway,
+    gatewayReadTimeoutMs: options.gatewayReadTimeoutMs,
+    gatewayBuffering: options.gatewayBuffering,
     generateToken: options.generateToken ?? createTokenSource(),
     generateUserId: () => crypto.randomUUID(),
     // A line a second of each kind, and a count of the rest: a flood of refused calls is one line.

@@ -57,6 +57,7 @@ export function startOfOrganisation(
   start.organisationShapes = declared.organisationShapes
   start.organisationLatencies = declared.organisationLatencies
   start.clocks = declared.clocks
+  start.gateways = declared.gateways
   start.apiKeys = [apiKeyRecord(apiKey, orgId)]
   const pathNames = new Map(start.learningPaths.map((p) => [p.learningPathId, p.name]))
   const users = Array.isArray(parsed.users) ? parsed.users : []

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { WireResponse } from '../base/errors.ts'
 import { slowSchedule, truncatedLength, type WireFailure } from '../base/wire-failure.ts'
+import { writeGatewayFailure } from './gateway-on-socket.ts'
 
 /**
  * Gives a failure on the connection of `res` instead of writing `response` whole: a reset (an
@@ -38,6 +39,10 @@ export function writeFailure(
       res.write(body.subarray(0, truncatedLength(body.byteLength)), () => socket.destroy())
       return
     }
+    case 'page':
+    case 'buffered':
+      writeGatewayFailure(res, response, failure)
+      return
     case 'slow': {
       const body = writeHead(res, response)
       let timer: NodeJS.Timeout | undefined

@@ -20,6 +20,7 @@ import { BodyBudget } from './body-budget.ts'
 import type { ConnectionPool } from './connection-pool.ts'
 import { writeFailure } from './failure-on-socket.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
+import { closesOnNextRequest } from './gateway-on-socket.ts'
 import type { SplitOptions } from './server-options.ts'
 
 /**
@@ -132,6 +133,11 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
       } else writeResponse(res, response, { close: last })
     }
     const request = { ...requestLine(req), bodyAtHand: false, readBody }
+    // After a gateway's page that said nothing of it, the gateway closed the connection.
+    if (closesOnNextRequest(req.socket, request.pathname)) {
+      req.socket.destroy()
+      return
+    }
     const answer = async () => {
       let response: WireResponse | undefined
       try {
@@ -140,8 +146,10 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
       } catch {
         res.destroy()
       }
-      // A failure ends with its connection closed (a hang, a slow body): under way until then.
+      // A failure ends with its connection closed (a hang, a slow body): under way until then;
+      // one whose answer keeps it (a gateway's page), until that is written.
       if (!response?.failure) connections.done(req.socket)
+      else res.once('finish', () => connections.done(req.socket))
     }
     connections.busy(req.socket)
     // Node calls this listener while it is still parsing the request: a body sent with its

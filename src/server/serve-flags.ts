@@ -35,6 +35,7 @@ const flagNames: Partial<Record<OptionPath, string>> = {
   'chaos.seed': '--chaos-seed <n>',
   'chaos.calls': '--chaos-calls <n>',
   'chaos.forMs': '--chaos-for <ms>',
+  gateway: '--gateway <name>',
 }
 
 /** The flag that names a data file: its option, `data`, is the file's content. */

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setGateway } from '../../src/rules/gateway.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { generateWebhookSecret } from '../../src/webhooks/signature.ts'
 import { chromiumLaunchOptions } from '../support/chromium.ts'
@@ -201,6 +202,38 @@ describe('the inspector page in a real browser', () => {
     const journal = page.locator('#journal-table tbody tr').first()
     await expect.poll(() => journal.locator('td').nth(5).textContent()).toBe('reset, applied')
     expect(await journal.locator('td').nth(3).textContent()).toBe('200')
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
+  it("shows the mock's gateway and the chosen organisation's, sets it from the form, and the journal names it", async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await page.locator('#panels').waitFor()
+    await expect
+      .poll(() => page.locator('#gateway-now').textContent())
+      .toBe('In front of the mock: none; in front of org-1: none')
+    await page.selectOption('#gateway-name', 'nginx')
+    await page.fill('#gateway-timeout', '2500')
+    await page.uncheck('#gateway-buffering')
+    await page.click('#gateway-form button[type=submit]')
+    try {
+      await expect
+        .poll(() => page.locator('#gateway-now').textContent())
+        .toBe(
+          'In front of the mock: none; in front of org-1: nginx, read timeout 2500 ms, not buffering',
+        )
+      expect(await server.core.transact((ctx) => ctx.db.gateways.get('org-1'))).toMatchObject({
+        gateway: 'nginx',
+        readTimeoutMs: 2500,
+        buffering: false,
+      })
+      server.core.failNext('identify-reset')
+      expect((await identify('behind-nginx')).status).toBe(502)
+      const journal = page.locator('#journal-table tbody tr').first()
+      await expect.poll(() => journal.locator('td').nth(5).textContent()).toBe('reset 502 (nginx)')
+    } finally {
+      await server.core.transact((ctx) => setGateway(ctx, 'org-1', { gateway: null }))
+    }
     expect(problems).toEqual([])
     await context.close()
   }, 30_000)

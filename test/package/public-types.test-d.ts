@@ -63,7 +63,8 @@ describe('createMockApi', () => {
       kind?: FailureKindName | undefined
       status?: number | undefined
       applied?: boolean | undefined
-      retryAfterSeconds?: number | undefined
+      retryAfterSeconds?: number | null | undefined
+      retryAfterDate?: boolean | undefined
       count?: number | undefined
       delayMs?: number | undefined
       orgId?: string | undefined
@@ -90,6 +91,7 @@ describe('createMockApi', () => {
       | 'organisationShapes'
       | 'userShapes'
       | 'organisationLatencies'
+      | 'gateways'
     >()
     expectTypeOf<MockState>().toHaveProperty('signInTokens')
     expectTypeOf<MockState>().toHaveProperty('webViewSessions')

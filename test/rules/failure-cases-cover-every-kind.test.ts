@@ -157,7 +157,7 @@ describe('a fault of one kind', () => {
     )
     expect(
       refusal({ operation: 'identify', kind: 'gateway', status: 502, retryAfterSeconds: 5 }),
-    ).toBe('Invalid fault: retryAfterSeconds: goes with a gateway fault of status 429 only')
+    ).toBe('Invalid fault: retryAfterSeconds: goes with a gateway fault of status 429 or 503 only')
     expect(refusal({ operation: 'delete' })).toBe(
       'Invalid fault: status: delete documents 403, 404 or 500: a fault takes one of them',
     )

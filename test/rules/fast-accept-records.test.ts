@@ -63,6 +63,10 @@ const valid: MockState = {
     { orgId: '', mode: 'running', at: '2030-01-01T00:00:00.000Z', since: at },
     { orgId: 'org-1', mode: 'frozen', at: '2030-01-01T00:00:00.123Z', since: null },
   ],
+  gateways: [
+    { orgId: '', gateway: 'haproxy', readTimeoutMs: 60_000, buffering: null },
+    { orgId: 'org-1', gateway: 'nginx', readTimeoutMs: 3_600_000, buffering: false },
+  ],
 }
 
 /** Values near every rule of the records: bounds, formats, enums, types. */
@@ -84,6 +88,8 @@ const nearValues: unknown[] = [
   '{"uniformMs":[9,3]}',
   'frozen',
   'Frozen',
+  'nginx',
+  'Nginx',
   // date-times: valid (a leap day, a fraction, Z, offsets) and not (no offset, a bad day, hour…)
   at,
   '2024-02-29T00:00:00Z',
@@ -258,7 +264,8 @@ describe('the load check of every collection', () => {
       }),
       { numRuns: 20_000 },
     )
-  })
+    // 20,000 records: a few seconds on a loaded machine.
+  }, 120_000)
 
   it('copies a valid record by itself, zod not asked', () => {
     for (const name of collectionNames) {

@@ -62,6 +62,7 @@ function organisation(orgId: string): MockState {
     userShapes: [{ userId, shapeCase: 'nulls' }],
     organisationLatencies: [{ orgId, latency: '{"fixedMs":5}' }],
     clocks: [{ orgId, mode: 'frozen', at: '2030-01-01T00:00:00.000Z', since: null }],
+    gateways: [{ orgId, gateway: 'nginx', readTimeoutMs: 1000, buffering: true }],
   }
 }
 
@@ -176,6 +177,7 @@ describe('IndexedRecords', () => {
       userShapes: 1,
       organisationLatencies: 2,
       clocks: 2,
+      gateways: 2,
     })
   })
 

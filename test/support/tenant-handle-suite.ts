@@ -351,6 +351,27 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect(await tenant.snapshots()).toEqual([])
           await expect(tenant.dropSnapshot('handle')).rejects.toMatchObject({ status: 404 })
         },
+        gateway: async (tenant) => {
+          // The other tenant's gateway, set in its own run, is not this one's: it follows the mock's.
+          expect(await tenant.gateway()).toEqual({ gateway: 'none', readTimeoutMs: 60_000 })
+        },
+        setGateway: async (tenant) => {
+          // nginx keeps the connection after its page: the steps after this one share it.
+          expect(await tenant.setGateway({ gateway: 'nginx', readTimeoutMs: 5000 })).toEqual({
+            gateway: 'nginx',
+            readTimeoutMs: 5000,
+            buffering: true,
+          })
+          await tenant.failNext('identify-gateway-502')
+          expect(await statusOf(identify(tenant, 'ada'))).toBe(502)
+          expect((await tenant.requests()).at(-1)).toMatchObject({
+            failure: { kind: 'gateway', status: 502, applied: false, gateway: 'nginx' },
+          })
+          expect(await tenant.setGateway({ gateway: null })).toEqual({
+            gateway: 'none',
+            readTimeoutMs: 60_000,
+          })
+        },
         reset: async (tenant) => {
           await tenant.reset()
           expect(await tenant.calls()).toEqual([])

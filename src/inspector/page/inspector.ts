@@ -9,6 +9,7 @@
 
 import type { ChaosReading } from '../../api/chaos-setting.ts'
 import type { ClockReading } from '../../api/clock-schemas.ts'
+import type { Gateway } from '../../api/gateway.ts'
 import type { Snapshot } from '../../api/snapshot-schemas.ts'
 import type { CoverageReport } from '../../core/coverage.ts'
 import type { QueuedFaultView } from '../../core/faults.ts'
@@ -605,6 +606,48 @@ async function loadClocks(): Promise<void> {
   div('org-clock').textContent = `Clock of ${view.orgId}: ${clockText(own)}`
 }
 
+// Gateway
+
+/** A gateway as the page words it: `nginx, read timeout 60000 ms, buffering`. */
+function gatewayText({ gateway, readTimeoutMs, buffering }: Gateway): string {
+  if (gateway === 'none') return 'none'
+  const buffered = buffering === undefined ? '' : buffering ? ', buffering' : ', not buffering'
+  return `${gateway}, read timeout ${readTimeoutMs} ms${buffered}`
+}
+
+/** The chosen organisation's gateway path, or the mock's without one. */
+const gatewayPath = () =>
+  view.orgId
+    ? `${config.paths.organisations}/${encodeURIComponent(view.orgId)}/gateway`
+    : config.paths.gateway
+
+async function loadGateway(): Promise<void> {
+  const mock = await control<Gateway>('GET', config.paths.gateway)
+  const own = view.orgId ? await control<Gateway>('GET', gatewayPath()) : undefined
+  div('gateway-now').textContent =
+    `In front of the mock: ${gatewayText(mock)}` +
+    (own ? `; in front of ${view.orgId}: ${gatewayText(own)}` : '')
+}
+
+select('gateway-name').replaceChildren(
+  ...config.gatewayNames.map((name) => el('option', { value: name, text: name })),
+)
+
+form('gateway-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const gateway = select('gateway-name').value
+  const setting = {
+    gateway,
+    readTimeoutMs: Number(input('gateway-timeout').value),
+    ...(gateway === 'nginx' && { buffering: input('gateway-buffering').checked }),
+  }
+  act(async () => {
+    await control('PUT', gatewayPath(), setting)
+    say(view.orgId ? `Gateway of ${view.orgId} set.` : "The mock's gateway set.")
+    await loadGateway()
+  })
+})
+
 // Faults
 
 function fillFaultStatuses(): void {
@@ -620,15 +663,16 @@ select('fault-operation').replaceChildren(
 fillFaultStatuses()
 select('fault-operation').addEventListener('change', fillFaultStatuses)
 
-/** `reset, applied`, `gateway 503`, `status 500`: what a failure was, in a few words. */
+/** `reset, applied`, `gateway 503`, `reset 502 (nginx)`: what a failure was, in a few words. */
 function describeFailure(failure: {
   kind?: string | undefined
   status?: number | undefined
   applied?: boolean | undefined
   chaos?: boolean | undefined
+  gateway?: string | undefined
 }): string {
-  const { kind = 'status', status, applied, chaos } = failure
-  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}${chaos ? ' (chaos)' : ''}`
+  const { kind = 'status', status, applied, chaos, gateway } = failure
+  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}${gateway ? ` (${gateway})` : ''}${chaos ? ' (chaos)' : ''}`
 }
 
 async function loadFaults(): Promise<void> {
@@ -897,6 +941,7 @@ button('confirm-reset').addEventListener('click', () => {
 async function refresh(): Promise<void> {
   const changed = await loadJournal()
   await loadClocks()
+  await loadGateway()
   await loadFaults()
   await loadChaos()
   if (changed) {
