@@ -68,6 +68,11 @@ export type JournalEntry = {
   shape?: string
   /** Of a call a fault answered: its kind, its status and whether it took effect first. */
   failure?: JournaledFailure
+  /**
+   * Its client had gone before its answer was ready (during its delay): the call ended at once,
+   * `status` being the answer it would have had; its effect, applied before, stays.
+   */
+  clientGone?: true
 } & (CallRequest | { operation?: undefined; request?: undefined })
 
 /**
@@ -108,6 +113,12 @@ export const journalEntrySchema = z.object({
     })
     .optional()
     .describe('of a call a fault answered: what the client met instead of its answer'),
+  clientGone: z
+    .literal(true)
+    .optional()
+    .describe(
+      'its client had gone before its answer was ready (during its delay): the call ended at once, status being the answer it would have had',
+    ),
 })
 
 /**
