@@ -91,6 +91,12 @@ export class Shares {
     else this.#held.delete(source)
   }
 
+  /** Lets go of everything every source holds. */
+  clear(): void {
+    this.#total = 0
+    this.#held.clear()
+  }
+
   /** The source holding the most, when it holds more than its share: the one that gives way. */
   overShare(): Source | undefined {
     let most: Source | undefined
