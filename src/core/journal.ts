@@ -30,6 +30,8 @@ export type CallOf<O extends Operation> = {
         shape?: string
         /** Of a call a fault answered: its kind, its status and whether it took effect first. */
         failure?: JournaledFailure
+        /** Its client had gone before its answer was ready: `status` is what it would have had. */
+        clientGone?: true
       }
     : {
         operation: K
@@ -39,6 +41,8 @@ export type CallOf<O extends Operation> = {
         orgTime: string
         /** Of a call a fault answered: its kind, its status and whether it took effect first. */
         failure?: JournaledFailure
+        /** Its client had gone before its answer was ready: `status` is what it would have had. */
+        clientGone?: true
       }
 }[O]
 
