@@ -25,7 +25,6 @@ describe('a call whose client has gone', () => {
       before: { timers: number; sockets: number }
       after: { timers: number; sockets: number }
       rssGrowthMib?: number
-      rssKeptMib?: number
       listeners?: number
       clientGone?: number
       statuses?: number[]
@@ -41,6 +40,8 @@ describe('a call whose client has gone', () => {
     ])
     const [delayed, hang, slow, inProcess, inProcessHang, unread] = seen
     const budgetMib = maxBodiesBytes / 1024 / 1024
+    expect(delayed?.rssGrowthMib).toBeDefined()
+    expect(inProcess?.rssGrowthMib).toBeDefined()
     for (const { scenario, before, after, rssGrowthMib, listeners } of seen) {
       expect(after, scenario).toEqual(before)
       if (listeners !== undefined) expect(listeners, scenario).toBe(0)

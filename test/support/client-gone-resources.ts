@@ -30,11 +30,12 @@ const counts = () => {
   }
 }
 
-/** Waits until `check` holds, asking after each 5 ms wait has ended (its timer no longer counted). */
+/** Waits until `check` holds, asking after each 1 ms wait has ended (its timer no longer counted). */
 async function waitUntil(check: () => boolean, ms = 10_000): Promise<boolean> {
-  for (let waited = 0; waited < ms; waited += 5) {
+  const until = performance.now() + ms
+  while (performance.now() < until) {
     if (check()) return true
-    await new Promise((resolve) => setTimeout(resolve, 5))
+    await new Promise((resolve) => setTimeout(resolve, 1))
   }
   return check()
 }
@@ -54,8 +55,6 @@ interface Seen {
   after: { timers: number; sockets: number }
   /** The most the resident memory grew by while the calls were under way, in MiB. */
   rssGrowthMib?: number
-  /** What it had grown by once every call had ended, in MiB. */
-  rssKeptMib?: number
   /** Abort listeners left on the callers' signals, all together. */
   listeners?: number
   /** The journal's entries of the calls: how many say their client left, and their statuses. */
@@ -80,8 +79,12 @@ const rss = () => {
   return process.memoryUsage.rss()
 }
 
-/** Whether the memory is sampled after the call `sent`: every 150th, and near the last. */
-const sampled = (sent: number, total: number) => sent % 150 === 0 || sent + batch >= total
+/**
+ * Whether the memory is sampled once the calls from `sent` to `sent + step` are delayed: each time
+ * a 250th call is among them (each sample collects the garbage first, which is what costs).
+ */
+const sampled = (sent: number, step: number) =>
+  Math.floor((sent + step) / 250) > Math.floor(sent / 250)
 
 const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
 
@@ -112,7 +115,7 @@ const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
       const sockets = ids.slice(sent, sent + batch).map((id) => send(id, large))
       // Each call waits out its delay on one timer: all of them are delayed now.
       await waitUntil(() => counts().timers >= timers + sockets.length)
-      if (sampled(sent, ids.length)) peak = Math.max(peak, rss())
+      if (sampled(sent, batch)) peak = Math.max(peak, rss())
       for (const socket of sockets) socket.destroy()
       // Their delays stop: the next batch is counted from where this one started.
       await waitUntil(() => counts().timers <= timers, 1000)
@@ -141,7 +144,7 @@ const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
   ] as const) {
     arm()
     const before = counts()
-    const start = rss()
+    const start = large ? rss() : 0
     const ids = Array.from({ length: total }, (_, i) => `${scenario.length}-${i}`)
     const peak = Math.max(start, await leaveWhileDelayed(ids, large))
     await waitUntil(() => same(before, counts()))
@@ -153,8 +156,7 @@ const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
       scenario,
       before,
       after: counts(),
-      rssGrowthMib: (peak - start) / mib,
-      rssKeptMib: (rss() - start) / mib,
+      ...(large && { rssGrowthMib: (peak - start) / mib }),
       clientGone: entries.filter((entry) => entry.clientGone === true).length,
       statuses: [...new Set(entries.map((entry) => entry.status))],
       created,
@@ -199,7 +201,7 @@ const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
         return { controller, answer: identify(`in-${sent + i}`, large, controller.signal) }
       })
       await waitUntil(() => counts().timers >= timers + calls.length)
-      if (sampled(sent, total)) peak = Math.max(peak, rss())
+      if (sampled(sent, inProcessBatch)) peak = Math.max(peak, rss())
       for (const { controller } of calls) controller.abort()
       for (const { controller, answer } of calls) {
         settled.add(await Promise.race([answer, waited(2000)]))
@@ -221,7 +223,7 @@ const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
   ] as const) {
     arm()
     const before = counts()
-    const start = rss()
+    const start = large ? rss() : 0
     const { peak: most, listeners, settled } = await abortWhileDelayed(total, large)
     const peak = Math.max(start, most)
     await waitUntil(() => same(before, counts()))
@@ -230,8 +232,7 @@ const organisations = [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }]
       scenario: `${scenario} (${[...settled].join(', ')})`,
       before,
       after: counts(),
-      rssGrowthMib: (peak - start) / mib,
-      rssKeptMib: (rss() - start) / mib,
+      ...(large && { rssGrowthMib: (peak - start) / mib }),
       listeners,
       clientGone: entries.filter((entry) => entry.clientGone === true).length,
       statuses: [...new Set(entries.map((entry) => entry.status))],
