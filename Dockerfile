@@ -36,7 +36,8 @@ ENV IDENTIFY_API_MOCK_HOST=0.0.0.0 \
 EXPOSE 4010
 # Kept by `docker build` and `podman build --format docker`; podman's default (OCI) format has no
 # health check, so compose files declare this same command (no `$`: compose would read it as its own).
+# Healthy when the answer names the mock: a 200 from another server on the port is not it.
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.IDENTIFY_API_MOCK_PORT + '/__mock/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.IDENTIFY_API_MOCK_PORT + '/__mock/health').then((r) => r.json()).then((h) => process.exit(h.status === 'ok' && h.name === 'identify-api-mock' ? 0 : 1), () => process.exit(1))"]
 # Node runs as PID 1 and handles SIGTERM itself: `docker stop` ends it at once.
 ENTRYPOINT ["node", "/app/dist/src/server/cli.js", "serve"]

@@ -91,16 +91,24 @@ const lazyFaker: Plugin = {
   },
 }
 
+const root = new URL('./', import.meta.url)
+const { exports, peerDependencies, version } = JSON.parse(
+  await readFile(new URL('package.json', root), 'utf8'),
+) as {
+  exports: Record<string, Record<string, string>>
+  peerDependencies: Record<string, string>
+  version: string
+}
+
 /**
  * The inspector page's script, bundled once and written into the library and the bin as text
- * (src/inspector/script.ts), so that the package serves it without esbuild.
+ * (src/inspector/script.ts), so that the package serves it without esbuild; and the package's
+ * version (src/base/package-identity.ts), which the health answer and `--version` say.
  */
-const define = { BUILT_INSPECTOR_SCRIPT: JSON.stringify(await bundleInspectorScript()) }
-
-const root = new URL('./', import.meta.url)
-const { exports, peerDependencies } = JSON.parse(
-  await readFile(new URL('package.json', root), 'utf8'),
-) as { exports: Record<string, Record<string, string>>; peerDependencies: Record<string, string> }
+const define = {
+  BUILT_INSPECTOR_SCRIPT: JSON.stringify(await bundleInspectorScript()),
+  BUILT_PACKAGE_VERSION: JSON.stringify(version),
+}
 
 // The bin's test builds only a bin of its own.
 if (!process.env.BIN_OUT_DIR) {

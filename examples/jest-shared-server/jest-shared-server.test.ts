@@ -21,7 +21,9 @@ it('runs its spec files in jest workers on one shared server, a tenant each', as
   )
   expect(stderr).toMatch(/PASS examples\/jest-shared-server\/tenant-1\.spec\.ts/)
   expect(stderr).toMatch(/PASS examples\/jest-shared-server\/tenant-2\.spec\.ts/)
-  expect(stderr).toMatch(/Tests: +4 passed, 4 total/)
-  // globalTeardown's table of the whole run: a 500 and an update of identify, the 500's case.
-  expect(stdout).toMatch(/^identify-api-mock: the clients met 3 of \d+ answers the API may give$/m)
+  expect(stderr).toMatch(/PASS examples\/jest-shared-server\/webhooks\.spec\.ts/)
+  expect(stderr).toMatch(/Tests: +6 passed, 6 total/)
+  // globalTeardown's table of the whole run: a 500 and an update of identify, the 500's case,
+  // and the webhooks' file's 2 event types delivered at once.
+  expect(stdout).toMatch(/^identify-api-mock: the clients met 6 of \d+ answers the API may give$/m)
 }, 120_000)

@@ -4,6 +4,7 @@ URL is IDENTIFY_API_URL (the server, or its container in a CI service)."""
 
 import json
 import os
+import time
 import urllib.parse
 import urllib.request
 
@@ -24,6 +25,31 @@ def control(method, path, body=None):
     )
     with urllib.request.urlopen(request, timeout=10) as response:
         return json.load(response) if response.status != 204 else None
+
+
+def wait_for_mock(base_url=BASE_URL, seconds=30):
+    """Waits until the mock answers its health check as the mock: a 200 from another server on the
+    port (the mock not started yet, or gone) is not it. Raises after `seconds`."""
+    deadline = time.monotonic() + seconds
+    seen = "no answer"
+    while True:
+        try:
+            with urllib.request.urlopen(base_url + "/__mock/health", timeout=5) as response:
+                health = json.load(response)
+            if health.get("status") == "ok" and health.get("name") == "identify-api-mock":
+                return health
+            seen = json.dumps(health)[:100]
+        except (OSError, ValueError, AttributeError) as error:
+            seen = str(error)
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{base_url} is not identify-api-mock after {seconds} s: {seen}")
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def mock_ready():
+    """The session starts once the mock answers as the mock (it may still be starting)."""
+    return wait_for_mock()
 
 
 class Tenant:

@@ -64,9 +64,6 @@ export const clockSettingSchema = z
   .superRefine(exactlyOne(['frozenAt', 'startAt', 'real']))
   .describe('exactly one of frozenAt, startAt and real')
 
-/** How a clock starts (see {@link clockStartSchema}). */
-export type ClockStart = z.output<typeof clockStartSchema>
-
 /** A clock set by a test (see {@link clockSettingSchema}). */
 export type ClockSetting = z.output<typeof clockSettingSchema>
 

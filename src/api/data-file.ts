@@ -11,6 +11,11 @@ import {
 import { clockStartSchema } from './clock-schemas.ts'
 import { latencySchema } from './latency.ts'
 import { shapesSchema } from './shape-cases.ts'
+import {
+  maxSnapshotsPerOrganisation,
+  snapshotNameSchema,
+  snapshotSourceSchema,
+} from './snapshot-schemas.ts'
 
 // The data file of `serve --data` and `createMockApi({ data })`: organisations and users in exact
 // states. Its fields are those of identify's input and of the stored records, read from their
@@ -56,17 +61,6 @@ const organisationContentsShape = {
 }
 
 /**
- * An organisation of a data file, its API keys in clear.
- *
- * @example dataFileOrganisationSchema.parse({ orgId: 'acme', apiKeys: ['sk_test_acme'] })
- */
-export const dataFileOrganisationSchema = z.strictObject({
-  orgId: orgIdSchema,
-  apiKeys: z.array(headerSecretSchema).max(dataFileLimits.apiKeys),
-  ...organisationContentsShape,
-})
-
-/**
  * A user in an exact state: omitted fields are `null` (`registeredAt` too), `userGroups` `[]`,
  * `percentComplete` 100 once `completedAt` is set and 0 before.
  *
@@ -105,6 +99,49 @@ export const dataFileUserSchema = z.strictObject({
 /** A user of an organisation named elsewhere (`POST /__mock/organisations`'s `users`). */
 export const organisationUserSchema = dataFileUserSchema.omit({ orgId: true })
 
+/**
+ * A snapshot a data file declares of its organisation: its users in exact states (as a created
+ * organisation's) and its settings (answer shapes, latency, clock); its groups and learning paths
+ * are the organisation's.
+ *
+ * @example declaredSnapshotSchema.parse({ users: [{ id: 'ada', registrationStatus: 'archived' }], clock: { frozenAt: '2030-01-01T00:00:00Z' } })
+ */
+export const declaredSnapshotSchema = z.strictObject({
+  users: z.array(organisationUserSchema).max(dataFileLimits.users).optional(),
+  shapes: organisationContentsShape.shapes,
+  latency: organisationContentsShape.latency,
+  clock: organisationContentsShape.clock,
+})
+
+/**
+ * An organisation of a data file, its API keys in clear.
+ *
+ * @example dataFileOrganisationSchema.parse({ orgId: 'acme', apiKeys: ['sk_test_acme'] })
+ */
+export const dataFileOrganisationSchema = z.strictObject({
+  orgId: orgIdSchema,
+  apiKeys: z.array(headerSecretSchema).max(dataFileLimits.apiKeys),
+  ...organisationContentsShape,
+  snapshots: z
+    .record(z.string(), declaredSnapshotSchema)
+    .superRefine((snapshots, context) => {
+      const names = Object.keys(snapshots)
+      if (names.length > maxSnapshotsPerOrganisation) {
+        const message = `at most ${maxSnapshotsPerOrganisation} snapshots per organisation`
+        context.addIssue({ code: 'custom', message })
+      }
+      for (const name of names) {
+        const checked = snapshotNameSchema.safeParse(name)
+        if (!checked.success) {
+          const message = checked.error.issues[0]?.message ?? 'not a snapshot name'
+          context.addIssue({ code: 'custom', path: [name], message })
+        }
+      }
+    })
+    .optional()
+    .describe('named states a restore or a fork starts from, each its users and settings'),
+})
+
 /** A user put at its path (`PUT /__mock/organisations/{orgId}/users/{id}`). */
 export const putUserSchema = dataFileUserSchema.omit({ orgId: true, id: true })
 
@@ -128,8 +165,23 @@ export const organisationInputSchema = z
         z.array(organisationUserSchema).max(maxUsersOfCreated),
       ])
       .optional(),
+    from: snapshotSourceSchema
+      .optional()
+      .describe(
+        "a fork: the state of that organisation's snapshot, with an id and a key of its own",
+      ),
   })
   .superRefine((org, context) => {
+    if (org.from !== undefined) {
+      const others = Object.keys(org).filter((key) => !['from', 'orgId', 'name'].includes(key))
+      for (const key of others) {
+        context.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'a fork takes its state from the snapshot: only orgId and name go with from',
+        })
+      }
+    }
     const users = Array.isArray(org.users) ? org.users : []
     const declared = declaredBy(org)
     const issues = [
@@ -147,6 +199,7 @@ export const organisationInputSchema = z
 export type OrganisationInput = z.input<typeof organisationInputSchema>
 
 export type DataFileOrganisation = z.output<typeof dataFileOrganisationSchema>
+export type DeclaredSnapshot = z.output<typeof declaredSnapshotSchema>
 export type DataFileUser = z.output<typeof dataFileUserSchema>
 export type OrganisationUser = z.output<typeof organisationUserSchema>
 export type PutUser = z.output<typeof putUserSchema>
@@ -335,6 +388,15 @@ function organisationsIssues(organisations: readonly DataFileOrganisation[]): Is
       }),
     ),
     ...organisations.flatMap((org, i) => organisationIssues(org).map(under(i))),
+    ...organisations.flatMap((org, i) =>
+      Object.entries(org.snapshots ?? {}).flatMap(([name, snapshot]) =>
+        userReferenceIssues(
+          snapshot.users ?? [],
+          () => declaredBy(org),
+          () => '',
+        ).map(under(i, 'snapshots', name, 'users')),
+      ),
+    ),
   ].map(under('organisations'))
 }
 

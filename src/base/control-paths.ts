@@ -26,4 +26,5 @@ export const controlPaths = {
   coverage: '/__mock/coverage',
   failures: '/__mock/failures',
   clock: '/__mock/clock',
+  chaos: '/__mock/chaos',
 } as const

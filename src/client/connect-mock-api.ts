@@ -1,4 +1,5 @@
 import { ApiError, type ApiErrorCode, apiErrors } from '../base/errors.ts'
+import { isMockHealth } from '../control/control-answers.ts'
 import { type AnyControlRow, paramsOf } from '../control/control-row.ts'
 import {
   type ClientControls,
@@ -35,7 +36,10 @@ const defaultTimeoutMs = 30_000
 export type MockApiClient = ClientControls & {
   /** The server's URL, as given (without a trailing `/`). */
   readonly url: string
-  /** Resolves once the server answers its health check; rejects when it does not. */
+  /**
+   * Resolves once the server answers its health check as the mock (its name in the answer);
+   * rejects when it does not answer, or answers as another server.
+   */
   readonly ready: Promise<void>
   /** The organisations and their API keys in clear, as the banner prints them. */
   readonly credentials: Promise<Credentials[]>
@@ -120,7 +124,14 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
     ...controls,
     url: base,
     get ready() {
-      return controls.health().then(() => undefined)
+      return controls.health().then((health) => {
+        if (isMockHealth(health)) return
+        // A 200 from another server on the port: not the mock, however ready it is.
+        throw new MockApiClientError(
+          'invalid-answer',
+          `GET ${base}/__mock/health answered, but not as identify-api-mock: ${JSON.stringify(JSON.stringify(health)?.slice(0, 100) ?? '')}`,
+        )
+      })
     },
     get credentials() {
       return controls.organisations
@@ -207,4 +218,5 @@ export { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Tenant } from '../control/control-surfaces.ts'
 export type { TenantFault } from '../control/control-table.ts'
+export { type FailureCase, type FailureCaseName, failureCases } from '../core/failure-cases.ts'
 export { MockApiClientError, type MockApiClientErrorCode } from './client-error.ts'

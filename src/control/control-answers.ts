@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
+import { packageName } from '../base/package-identity.ts'
 import { failureKindNames } from '../core/failure-kinds.ts'
 import type { MockCore } from '../core/mock-core.ts'
 import { apiRoutes } from '../core/routes.ts'
@@ -8,8 +9,33 @@ import { shapesOf } from '../rules/answer-shapes.ts'
 
 // The answers of the controls that no other module declares a schema for.
 
-/** `GET /__mock/health`. */
-export const healthSchema = z.strictObject({ status: z.literal('ok') })
+/**
+ * `GET /__mock/health`: that the mock answers, and which mock it is (its package's name and
+ * version, and the id of this instance, drawn when it started), so a readiness probe can tell it
+ * from another server on the port, and a restarted mock from the one it saw. Nothing else.
+ */
+export const healthSchema = z.strictObject({
+  status: z.literal('ok'),
+  name: z.literal(packageName).describe('the package that answers'),
+  version: z.string().describe("the package's version"),
+  instanceId: z
+    .string()
+    .describe('drawn at random when this mock started: another start, another id'),
+})
+
+export type Health = z.output<typeof healthSchema>
+
+/**
+ * Whether `body` (a health answer's JSON) is this mock's: `status` `ok` and the package's `name`
+ * (a later version's fields beside them are fine). What every readiness probe of the package
+ * checks: a 200 from another server on the port is not the mock.
+ *
+ * @example isMockHealth(await (await fetch(`${url}/__mock/health`)).json())
+ */
+export function isMockHealth(body: unknown): boolean {
+  const health = body as Partial<Health> | null
+  return typeof health === 'object' && health?.status === 'ok' && health.name === packageName
+}
 
 /** `GET /__mock/shapes`: the covering set of answer shapes. */
 export const shapeCasesSchema = z.strictObject({

@@ -54,10 +54,33 @@ export type ClientControls<T = ControlTable> = {
 
 type TenantRow = Extract<RowsOf<ControlTable>, { tenant?: { name: string } }>
 
-/** The tenant handle's methods: one per row that acts on one organisation, its `orgId` the tenant's. */
-type TenantMethods = {
-  [R in TenantRow as NonNullable<R['tenant']>['name']]: (...args: RestOf<R>) => Promise<ClientOf<R>>
-}
+/** The name a row gives its tenant method: `reset`, or `webhooks.add` for one in a group. */
+type TenantNameOf<R> = R extends { tenant?: { name: infer N extends string } } ? N : never
+
+/** The place a dotted name gives `M`: `webhooks.add` is `{ webhooks: { add: M } }`. */
+type Placed<Name extends string, M> = Name extends `${infer Group}.${infer Rest}`
+  ? { [K in Group]: Placed<Rest, M> }
+  : { [K in Name]: M }
+
+/** A union of objects as one object of all their members. */
+type Merged<U> = (U extends unknown ? (u: U) => void : never) extends (all: infer All) => void
+  ? { [K in keyof All]: All[K] extends (...args: never[]) => unknown ? All[K] : Merged<All[K]> }
+  : never
+
+/** The tenant handle's method names, dotted where grouped (`webhooks.add`). */
+export type TenantMethodName = TenantNameOf<TenantRow>
+
+/**
+ * The tenant handle's methods: one per row that acts on one organisation, its `orgId` the
+ * tenant's, at the place its dotted name says (`tenant.webhooks.add`).
+ */
+type TenantMethods = Merged<
+  TenantRow extends infer R
+    ? R extends TenantRow
+      ? Placed<TenantNameOf<R>, (...args: RestOf<R>) => Promise<ClientOf<R>>>
+      : never
+    : never
+>
 
 /**
  * An organisation created for one test file or worker on a mock shared with others: its id, its
@@ -152,7 +175,21 @@ export function tenantHandle(
   for (const { row } of controlRows()) {
     if (row.tenant) {
       const argsOf = row.tenant.args as (orgId: string, ...rest: unknown[]) => unknown
-      handle[row.tenant.name] = async (...rest: unknown[]) => invoke(row, argsOf(orgId, ...rest))
+      // A dotted name is a method of a group: `webhooks.add` is `handle.webhooks.add`.
+      const path = row.tenant.name.split('.')
+      let group = handle
+      for (const key of path.slice(0, -1)) {
+        group[key] ??= {}
+        group = group[key] as Record<string, unknown>
+      }
+      const call = async (...rest: unknown[]) => invoke(row, argsOf(orgId, ...rest))
+      // An organisation created (a fork) comes back as its handle, on the same base URL.
+      group[path.at(-1) as string] = row.handle
+        ? async (...rest: unknown[]) => {
+            const created = (await call(...rest)) as { orgId: string; apiKey: string }
+            return tenantHandle(invoke, { ...created, baseUrl: tenant.baseUrl })
+          }
+        : call
     }
   }
   const requests = handle.requests as () => Promise<JournalEntry[]>

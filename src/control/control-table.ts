@@ -1,5 +1,6 @@
 import * as z from 'zod'
 import { deleteUserResponseSchema } from '../api/api-schemas.ts'
+import { chaosReadingSchema } from '../api/chaos-setting.ts'
 import {
   type ClockSetting,
   clockAdvanceSchema,
@@ -14,8 +15,11 @@ import {
 } from '../api/data-file.ts'
 import { type Latency, organisationLatencySchema } from '../api/latency.ts'
 import { type ShapeCase, type Shapes, shapesSchema } from '../api/shape-cases.ts'
+import { snapshotSchema } from '../api/snapshot-schemas.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { ApiError } from '../base/errors.ts'
+import { packageName, packageVersion } from '../base/package-identity.ts'
+import { type ChaosSetting, chaosSettingSchema } from '../core/chaos.ts'
 import { coverageReportSchema } from '../core/coverage.ts'
 import type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 import {
@@ -35,6 +39,7 @@ import {
   requestsQuerySchema,
 } from '../core/journal.ts'
 import { resetScopeSchema } from '../core/mock-core.ts'
+import { saveSnapshotInput } from '../core/snapshots.ts'
 import { createdOrganisationSchema } from '../core/tenant-controls.ts'
 import {
   describeUser,
@@ -54,15 +59,17 @@ import {
   webhookEventInputSchema,
 } from '../webhooks/events.ts'
 import {
+  type OwnedWebhookEndpointInput,
+  ownedWebhookEndpointInputSchema,
   raisedWebhookEventSchema,
   type WebhookEndpoint,
   type WebhookEndpointInput,
   webhookDeliverySchema,
-  webhookEndpointInputSchema,
   webhookEndpointSchema,
 } from '../webhooks/webhook-schemas.ts'
 import {
   failureCasesSchema,
+  type Health,
   healthSchema,
   listOrganisations,
   organisationListSchema,
@@ -73,6 +80,8 @@ import { control } from './control-row.ts'
 const orgIdParam = z.string().min(1).max(1024).describe('an organisation the mock has')
 const organisationPath = `${controlPaths.organisations}/:orgId`
 const none = z.strictObject({})
+const snapshotPath = `${organisationPath}/snapshots/:name`
+const snapshotNameParam = z.string().min(1).max(1024).describe('a snapshot the organisation has')
 
 /** One user of an organisation, as `getUser` and `deleteUser` take it. */
 const userOf = (orgId: string, id: string) => ({ orgId, id })
@@ -92,6 +101,10 @@ export type TenantEvent = UserEventInput extends infer E
     ? Omit<E, 'orgId'>
     : never
   : never
+
+/** Whose webhook endpoints or deliveries: one organisation's, or all. */
+const webhookScopeSchema = z.strictObject({ orgId: orgIdParam.optional() })
+type WebhookScope = z.input<typeof webhookScopeSchema>
 
 /** Which queued faults to read or drop: those scoped to one organisation, or all. */
 const faultScopeSchema = z.strictObject({ orgId: orgIdParam.optional() })
@@ -120,14 +133,19 @@ export const controlTable = {
     method: 'GET',
     path: controlPaths.health,
     summary:
-      'Answers once the mock does; needs no control token and answers with the controls off.',
+      'Answers once the mock does, with its name, version and instance id; needs no control token and answers with the controls off.',
     carry: 'none',
     input: none,
     output: healthSchema,
     status: 200,
     always: true,
     args: () => ({}),
-    run: () => ({ status: 'ok' as const }),
+    run: (core): Health => ({
+      status: 'ok',
+      name: packageName,
+      version: packageVersion,
+      instanceId: core.instanceId,
+    }),
   }),
   reset: control({
     method: 'POST',
@@ -299,6 +317,40 @@ export const controlTable = {
     args: (ms: number) => ({ ms }),
     run: (core, { ms }) => core.clocks.advance(undefined, ms),
   }),
+  chaos: control({
+    method: 'GET',
+    path: controlPaths.chaos,
+    summary:
+      "The mock's chaos, which every organisation without one of its own meets: its setting, seed and counts; `null` when none is under way.",
+    carry: 'none',
+    input: none,
+    output: chaosReadingSchema.nullable(),
+    status: 200,
+    args: () => ({}),
+    run: (core) => core.chaos.read(),
+  }),
+  setChaos: control({
+    method: 'PUT',
+    path: controlPaths.chaos,
+    summary:
+      "Starts the mock's chaos: a `rate` of calls meet a failure case (of `cases`, default every case of the call's operation) drawn from a `seed`ed stream, for `calls` calls or `forMs`.",
+    carry: { bodyOf: 'setting' },
+    input: z.strictObject({ setting: chaosSettingSchema }),
+    output: chaosReadingSchema,
+    status: 200,
+    args: (setting: ChaosSetting) => ({ setting }),
+    run: (core, { setting }) => core.chaos.set(undefined, setting),
+  }),
+  clearChaos: control({
+    method: 'DELETE',
+    path: controlPaths.chaos,
+    summary: "Ends the mock's chaos.",
+    carry: 'none',
+    input: none,
+    status: 204,
+    args: () => ({}),
+    run: (core) => core.chaos.end(),
+  }),
   organisations: {
     list: control({
       method: 'GET',
@@ -316,7 +368,7 @@ export const controlTable = {
       method: 'POST',
       path: controlPaths.organisations,
       summary:
-        'Creates an organisation (a tenant) with a fresh API key and, as asked, its groups, paths and users; 409 for an orgId the mock has.',
+        "Creates an organisation (a tenant) with a fresh API key and, as asked, its groups, paths and users, or (`from`) an organisation's snapshot's state; 409 for an orgId the mock has.",
       carry: 'body',
       emptyBody: true,
       input: organisationInputSchema,
@@ -324,6 +376,14 @@ export const controlTable = {
       status: 201,
       handle: true,
       args: (input: OrganisationInput = {}) => input,
+      // A tenant forks only its own organisation's snapshots: `from` names the tenant's.
+      tenant: {
+        name: 'fork',
+        args: (orgId, snapshot: string, input: Pick<OrganisationInput, 'orgId' | 'name'> = {}) => ({
+          ...input,
+          from: { orgId, snapshot },
+        }),
+      },
       run: (core, input) => core.organisations.create(input),
     }),
     remove: control({
@@ -390,6 +450,54 @@ export const controlTable = {
       tenant: { name: 'setShapes', args: (orgId, shapes: Shapes) => ({ orgId, shapes }) },
       run: (core, { orgId, shapes }) => core.organisations.setShapes(orgId, shapes),
     }),
+    snapshots: control({
+      method: 'GET',
+      path: `${organisationPath}/snapshots`,
+      summary: "The organisation's snapshots, oldest first: name, when saved, users and bytes.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      output: z.array(snapshotSchema),
+      status: 200,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'snapshots', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.organisations.snapshots(orgId),
+    }),
+    saveSnapshot: control({
+      method: 'POST',
+      path: `${organisationPath}/snapshots`,
+      summary:
+        "Saves the organisation's state (users, tokens, sessions, and its settings: clock, shapes, latency, queued faults…) under `name`; 409 for a name it has, 400 past 16 or `maxStateBytes`.",
+      carry: 'body',
+      input: saveSnapshotInput.extend({ orgId: orgIdParam }),
+      output: snapshotSchema,
+      status: 201,
+      args: (orgId: string, name: string) => ({ orgId, name }),
+      tenant: { name: 'saveSnapshot', args: (orgId, name: string) => ({ orgId, name }) },
+      run: (core, { orgId, name }) => core.organisations.saveSnapshot(orgId, name),
+    }),
+    restoreSnapshot: control({
+      method: 'POST',
+      path: `${snapshotPath}/restore`,
+      summary:
+        'Puts the organisation back in the state of its snapshot `name`, settings included; its journal and deliveries cleared as a reset clears them.',
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam, name: snapshotNameParam }),
+      status: 204,
+      args: (orgId: string, name: string) => ({ orgId, name }),
+      tenant: { name: 'restoreSnapshot', args: (orgId, name: string) => ({ orgId, name }) },
+      run: (core, { orgId, name }) => core.organisations.restoreSnapshot(orgId, name),
+    }),
+    dropSnapshot: control({
+      method: 'DELETE',
+      path: snapshotPath,
+      summary: 'Drops snapshot `name` of the organisation.',
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam, name: snapshotNameParam }),
+      status: 204,
+      args: (orgId: string, name: string) => ({ orgId, name }),
+      tenant: { name: 'dropSnapshot', args: (orgId, name: string) => ({ orgId, name }) },
+      run: (core, { orgId, name }) => core.organisations.dropSnapshot(orgId, name),
+    }),
     clock: control({
       method: 'GET',
       path: `${organisationPath}/clock`,
@@ -431,6 +539,46 @@ export const controlTable = {
       args: (orgId: string, ms: number) => ({ orgId, ms }),
       tenant: { name: 'advanceClock', args: (orgId, ms: number) => ({ orgId, ms }) },
       run: (core, { orgId, ms }) => core.clocks.advance(orgId, ms),
+    }),
+    chaos: control({
+      method: 'GET',
+      path: `${organisationPath}/chaos`,
+      summary:
+        "The organisation's own chaos, which replaces the mock's for its calls: its setting, seed and counts; `null` when none is under way.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      output: chaosReadingSchema.nullable(),
+      status: 200,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'chaos', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.chaos.read(orgId),
+    }),
+    setChaos: control({
+      method: 'PUT',
+      path: `${organisationPath}/chaos`,
+      summary:
+        "Starts the organisation's own chaos (as the mock's, for its calls only), in place of the mock's for them.",
+      carry: { bodyOf: 'setting' },
+      input: z.strictObject({ orgId: orgIdParam, setting: chaosSettingSchema }),
+      output: chaosReadingSchema,
+      status: 200,
+      args: (orgId: string, setting: ChaosSetting) => ({ orgId, setting }),
+      tenant: {
+        name: 'setChaos',
+        args: (orgId, setting: ChaosSetting) => ({ orgId, setting }),
+      },
+      run: (core, { orgId, setting }) => core.chaos.set(orgId, setting),
+    }),
+    clearChaos: control({
+      method: 'DELETE',
+      path: `${organisationPath}/chaos`,
+      summary: "Ends the organisation's own chaos: its calls meet the mock's again, if any.",
+      carry: 'none',
+      input: z.strictObject({ orgId: orgIdParam }),
+      status: 204,
+      args: (orgId: string) => ({ orgId }),
+      tenant: { name: 'clearChaos', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId }) => core.chaos.end(orgId),
     }),
     listUsers: control({
       method: 'GET',
@@ -508,24 +656,31 @@ export const controlTable = {
     add: control({
       method: 'POST',
       path: controlPaths.webhooks,
-      summary: 'Registers a webhook endpoint; the answer is the only one that shows its secret.',
+      summary:
+        "Registers a webhook endpoint: with `orgId`, that organisation's, which receives only its events; without, the mock's, which receives every one. The answer is the only one that shows its secret.",
       carry: 'body',
-      input: webhookEndpointInputSchema,
+      input: ownedWebhookEndpointInputSchema,
       output: webhookEndpointSchema,
       status: 201,
-      args: (endpoint: WebhookEndpointInput) => endpoint,
+      args: (endpoint: OwnedWebhookEndpointInput) => endpoint,
+      tenant: {
+        name: 'webhooks.add',
+        args: (orgId, endpoint: WebhookEndpointInput) => ({ ...endpoint, orgId }),
+      },
       run: (core, endpoint) => core.webhooks.add(endpoint),
     }),
     list: control({
       method: 'GET',
       path: controlPaths.webhooks,
-      summary: 'The webhook endpoints (over HTTP, without their secrets).',
-      carry: 'none',
-      input: none,
+      summary:
+        'The webhook endpoints (over HTTP, without their secrets); with `orgId`, those of that organisation.',
+      carry: 'query',
+      input: webhookScopeSchema,
       output: z.array(webhookEndpointSchema.omit({ secret: true })),
       status: 200,
-      args: () => ({}),
-      run: (core) => core.webhooks.list(),
+      args: (scope: WebhookScope = {}) => scope,
+      tenant: { name: 'webhooks.list', args: (orgId) => ({ orgId }) },
+      run: (core, scope) => core.webhooks.list(scope),
       // The secrets are shown once, in the answer that creates an endpoint (and in the banner).
       toWire: (endpoints) => ({
         status: 200,
@@ -536,24 +691,27 @@ export const controlTable = {
     deliveries: control({
       method: 'GET',
       path: controlPaths.webhookDeliveries,
-      summary: 'One entry per message and endpoint, oldest first; with `limit`, the newest.',
+      summary:
+        "One entry per message and endpoint, oldest first; with `orgId`, those to that organisation's endpoints; with `limit`, the newest.",
       carry: 'query',
-      input: journalQuerySchema,
+      input: journalQuerySchema.extend(webhookScopeSchema.shape),
       output: z.array(webhookDeliverySchema),
       status: 200,
-      args: (): { limit?: number } => ({}),
-      run: (core, { limit }) => newestEntries(core.webhooks.deliveries(), limit),
+      args: (scope: WebhookScope = {}): { orgId?: string; limit?: number } => scope,
+      tenant: { name: 'webhooks.deliveries', args: (orgId) => ({ orgId }) },
+      run: (core, { orgId, limit }) => newestEntries(core.webhooks.deliveries({ orgId }), limit),
     }),
     remove: control({
       method: 'DELETE',
       path: `${controlPaths.webhooks}/:id`,
       summary:
-        'Removes a webhook endpoint and cancels its retries; 404 `Webhook endpoint not found` (`false` in-process).',
-      carry: 'none',
-      input: z.strictObject({ id: z.string().min(1) }),
+        'Removes a webhook endpoint and cancels its retries; with `orgId`, only one of that organisation; 404 `Webhook endpoint not found` (`false` in-process).',
+      carry: 'query',
+      input: z.strictObject({ id: z.string().min(1).max(1024), orgId: orgIdParam.optional() }),
       status: 204,
-      args: (id: string) => ({ id }),
-      run: (core, { id }) => core.webhooks.remove(id),
+      args: (id: string, scope: WebhookScope = {}) => ({ ...scope, id }),
+      tenant: { name: 'webhooks.remove', args: (orgId, id: string) => ({ orgId, id }) },
+      run: (core, { id, orgId }) => core.webhooks.remove(id, { orgId }),
       toWire: (removed) => {
         if (!removed) throw new ApiError('webhookNotFound')
         return { status: 204 }

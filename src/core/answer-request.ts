@@ -8,12 +8,14 @@ import type { RuleContext } from '../rules/context.ts'
 import { latencyOf } from '../rules/latency.ts'
 import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
+import type { Chaos } from './chaos.ts'
 import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './coverage.ts'
 import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
 import { failureKinds } from './failure-kinds.ts'
 import type { FaultQueue, TakenFault } from './faults.ts'
 import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
 import type { LatencyDraws } from './latency-draws.ts'
+import type { OrganisationLives } from './organisation-lives.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
 import { type ApiRoute, matchApiRoute, type Operation } from './routes.ts'
 import type { SiteRow } from './site.ts'
@@ -28,7 +30,11 @@ export interface AnswerDeps {
   /** What the answers given met of the answer space. */
   coverage: Coverage
   latency: LatencyDraws
+  /** The failures drawn at a rate, for the calls no queued fault answers. */
+  chaos: Chaos
   hasOrganisation(orgId: string): boolean
+  /** The organisations' lives: a call counts for the life it was authenticated in. */
+  lives: OrganisationLives
 }
 
 /** What the journal keeps of a call, gathered on its way (see {@link answerRequest}). */
@@ -73,6 +79,7 @@ export async function answerRequest(
   const webView = row.part === 'webView'
   const ticket = journal.begin(webView ? webViewOwner(deps, request) : undefined)
   if (ticket.owner !== undefined) request.chargeTo?.(organisationSource(ticket.owner))
+  let life = deps.lives.of(ticket.owner)
   const kept: Kept = { path: request.pathname }
   let response: WireResponse
   let matched: { route: ApiRoute; params: Record<string, string> } | undefined
@@ -89,6 +96,7 @@ export async function answerRequest(
       const authorization = request.headers.get('authorization')
       const owner = authenticate(transactions.ctx, authorization)
       ticket.owner = owner
+      life = deps.lives.of(owner)
       kept.authenticated = true
       // What it holds from now on (its connection, its body) is its organisation's.
       request.chargeTo?.(organisationSource(owner))
@@ -113,7 +121,10 @@ export async function answerRequest(
           const caller = ticket.dropped ? authenticate(ctx, authorization) : owner
           // Scoped by its owner, and by the user id its request names.
           const target = targetOf(begun.call as CallRequest)
-          const fault = deps.faults.take(route.operation, caller, target.id)
+          // A queued fault first; only a call none answers draws from the chaos.
+          const fault =
+            deps.faults.take(route.operation, caller, target.id) ??
+            deps.chaos.draw(route.operation, caller)
           if (fault !== undefined) {
             kept.fault = fault
             // Not applied: the call changes nothing, as every fault before.
@@ -161,7 +172,10 @@ export async function answerRequest(
     ticket,
     entryOf(request, response, kept, started, transactions.ctx, ticket.owner, delay, gone),
   )
-  countMet(deps.coverage, ticket.owner, matched?.route.operation, response.status, kept)
+  // Its organisation removed meanwhile: it counts for the whole mock only, never for a new one.
+  const { owner } = ticket
+  const alive = owner !== undefined && deps.lives.isCurrent(owner, life) ? owner : undefined
+  countMet(deps.coverage, alive, matched?.route.operation, response.status, kept)
   // The call has taken its whole effect and kept it, or none: only now is its answer replaced.
   return fault === undefined || !matched ? response : failureAnswer(fault, response, matched.route)
 }

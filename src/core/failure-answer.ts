@@ -13,6 +13,9 @@ export interface JournaledFailure {
   kind: FailureKindName
   status?: number
   applied: boolean
+  /** Of a failure a chaos drew: the case it drew. */
+  case?: string
+  chaos?: true
 }
 
 /**
@@ -76,6 +79,9 @@ export function gatewayAnswer(status: number, retryAfterSeconds?: number): WireR
 }
 
 /** What the journal notes of a call `fault` answered. */
-export function journaledFailure({ kind, status, applied }: TakenFault): JournaledFailure {
-  return status === undefined ? { kind, applied } : { kind, status, applied }
+export function journaledFailure(fault: TakenFault): JournaledFailure {
+  const { kind, status, applied } = fault
+  const noted: JournaledFailure =
+    status === undefined ? { kind, applied } : { kind, status, applied }
+  return fault.chaos ? { ...noted, case: fault.case as string, chaos: true } : noted
 }

@@ -172,11 +172,18 @@ const committedCases = [
 
 /**
  * The failure cases in the committed order: what `api.failures.cases()` and `GET /__mock/failures`
- * list.
+ * list. Static data: the package hands this very list to tests where they are collected, with no
+ * server (`identify-api-mock/client`, `/vitest-server`, `/jest-server`), each case's `name` typed
+ * as a {@link FailureCaseName}.
  *
- * @example failureCases.filter((c) => c.operation === 'delete' && c.applied)
+ * @example
+ * import { failureCases, useTenant } from 'identify-api-mock/vitest-server'
+ * const tenant = useTenant()
+ * it.each(failureCases)('survives $name', async ({ name }) => { await tenant.failNext(name) })
  */
-export const failureCases: readonly FailureCase[] = committedCases
+export const failureCases: readonly FailureCase[] = Object.freeze(
+  committedCases.map((c) => Object.freeze({ ...c })),
+)
 
 /** The name of a failure case. */
 export type FailureCaseName = (typeof committedCases)[number]['name']

@@ -266,6 +266,16 @@ export interface TakenFault {
   readonly retryAfterSeconds?: number
   /** The failure case it was armed by. */
   readonly case?: string
+  /** Drawn by a chaos (see `Chaos`), not queued. */
+  readonly chaos?: true
+}
+
+/** A fault of one organisation as a snapshot keeps it: resolved, with the calls it still answers. */
+export interface SavedFault {
+  operation: Operation
+  taken: TakenFault
+  remaining: number
+  id?: string
 }
 
 interface QueuedFault {
@@ -288,18 +298,21 @@ function resolveFault(fault: Fault | CaseFault): {
 } {
   if ('case' in fault) {
     const { case: name, count, orgId, id } = parseOptions(caseFaultSchema, fault, 'fault')
-    const armed = failureCaseNamed(name) as FailureCase
-    const { operation, kind, status, applied } = armed
-    return {
-      operation,
-      taken: takenOf({ operation, kind, status, applied, case: name }),
-      count,
-      orgId,
-      id,
-    }
+    const { operation } = failureCaseNamed(name) as FailureCase
+    return { operation, taken: takenOfCase(name), count, orgId, id }
   }
   const { operation, count, orgId, id, ...rest } = parseOptions(kindFaultSchema, fault, 'fault')
   return { operation, taken: takenOf({ operation, ...rest }), count, orgId, id }
+}
+
+/**
+ * What a call that meets failure case `name` is given: the case's kind with its defaults filled in.
+ *
+ * @example takenOfCase('delete-reset-applied') // { kind: 'reset', applied: true, delayMs: 0, case: 'delete-reset-applied' }
+ */
+export function takenOfCase(name: FailureCaseName): TakenFault {
+  const { operation, kind, status, applied } = failureCaseNamed(name) as FailureCase
+  return takenOf({ operation, kind, status, applied, case: name })
 }
 
 /** A fault's {@link TakenFault}: its kind's defaults filled in. */
@@ -408,6 +421,38 @@ export class FaultQueue {
         operation,
         queue.filter((fault) => fault.orgId !== orgId),
       )
+    }
+  }
+
+  /**
+   * The faults scoped to organisation `orgId`, as plain data, in the order they will be taken:
+   * what a snapshot keeps, and {@link restoreOrganisation} queues again.
+   */
+  savedOf(orgId: string): SavedFault[] {
+    return operations.flatMap((operation) =>
+      (this.#queues.get(operation) ?? [])
+        .filter((fault) => fault.orgId === orgId)
+        .map(({ taken, remaining, id }) => ({
+          operation,
+          taken: { ...taken },
+          remaining,
+          ...(id !== undefined && { id }),
+        })),
+    )
+  }
+
+  /**
+   * Replaces the faults scoped to organisation `orgId` with `saved` (from {@link savedOf}, of it or
+   * of another organisation), queued after the others, in their order.
+   */
+  restoreOrganisation(orgId: string, saved: readonly SavedFault[]): void {
+    this.clearOrganisation(orgId)
+    for (const { operation, taken, remaining, id } of saved) {
+      const fault: QueuedFault = { taken: { ...taken }, remaining, orgId, id }
+      const queue = this.#queues.get(operation) ?? []
+      queue.push(fault)
+      this.#queues.set(operation, queue)
+      this.#counted(fault, 1)
     }
   }
 

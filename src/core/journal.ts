@@ -114,6 +114,8 @@ export const journalEntrySchema = z.object({
       kind: z.enum(failureKindNames),
       status: z.int().optional(),
       applied: z.boolean(),
+      case: z.string().optional().describe('of a failure a chaos drew: the case it drew'),
+      chaos: z.literal(true).optional().describe('drawn by a chaos, not queued'),
     })
     .optional()
     .describe('of a call a fault answered: what the client met instead of its answer'),

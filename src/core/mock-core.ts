@@ -1,6 +1,8 @@
 import * as z from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { createSecretSeal } from '../base/secret-seal.ts'
+import { randomText } from '../base/secrets.ts'
 import { systemClock } from '../base/time.ts'
 import { type IncomingRequest, incomingOf, type WireRequest } from '../base/wire.ts'
 import { type Collections, Database, isGenerated, type MockState } from '../model/database.ts'
@@ -19,6 +21,7 @@ import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
+import { Chaos } from './chaos.ts'
 import { ClockControls } from './clock-controls.ts'
 import { Coverage, type CoverageReport, deliveryItemId, eventItemId } from './coverage.ts'
 import { type FailureCase, failureCases } from './failure-cases.ts'
@@ -33,6 +36,7 @@ import {
 import { fromFetchRequest, isFetchRequest } from './fetch-adapter.ts'
 import { type CallOf, type CallScope, callsIn, type JournalEntry } from './journal.ts'
 import { LatencyDraws } from './latency-draws.ts'
+import { OrganisationLives } from './organisation-lives.ts'
 import type { Operation } from './routes.ts'
 import { type SiteRow, siteRowOf } from './site.ts'
 import { statePieces } from './state-pieces.ts'
@@ -81,6 +85,11 @@ function startOf(
  */
 export class MockCore {
   readonly options: ResolvedMockApiOptions
+  /**
+   * This mock's own id, drawn at random when it is made (16 characters of `0-9a-z`): the health
+   * answer says it, so a probe tells this mock from one started before or beside it.
+   */
+  readonly instanceId = randomText('0123456789abcdefghijklmnopqrstuvwxyz', 16)
   /**
    * Resolves once the seeded data is loaded and every record is in its `@msw/data` collection
    * (`db`'s hooks see no record arrive after it); every request and control waits for
@@ -155,6 +164,15 @@ export class MockCore {
    * await core.clocks.advance('org-1', 301_000)
    */
   readonly clocks: ClockControls
+  /**
+   * Chaos at a rate: the mock's (no `orgId`) and each organisation's own, which replaces the
+   * mock's for its calls; `read` gives `null` for a scope without one under way.
+   *
+   * @example
+   * core.chaos.set('org-1', { rate: 0.05, seed: 7 }) // { rate: 0.05, cases: [...], seed: 7, drawn: 0, failed: 0 }
+   * core.chaos.end('org-1')
+   */
+  readonly chaos: Chaos
   readonly #webhooks: Webhooks
   readonly #seed: Seed
   /** The data a reset goes back to, once built (see the constructor). */
@@ -164,6 +182,8 @@ export class MockCore {
   readonly #coverage = new Coverage((orgId) => this.#tenants.has(orgId))
   /** The delays the latencies give, drawn from the seed. */
   readonly #latency: LatencyDraws
+  /** Each organisation's life: what a call counts goes to the life it began in. */
+  readonly #lives = new OrganisationLives((orgId) => this.#tenants.has(orgId))
   /** The journal, each organisation's calls (and those of none) bounded apart. */
   readonly #journal: CallJournal
   readonly #transactions: Transactions
@@ -212,6 +232,8 @@ export class MockCore {
         standsStill: (orgId) => clocks().modeOf(orgId) === 'frozen',
       },
       transport,
+      has: (orgId) => this.#tenants.has(orgId),
+      pendingShare: o.webhookPendingShare,
     })
     this.webhooks = this.#webhooks
     this.events = {
@@ -235,16 +257,25 @@ export class MockCore {
     this.#journal = new CallJournal({ entries: o.journalSize, bytes: o.maxJournalBytes }, (orgId) =>
       this.#tenants.has(orgId),
     )
+    this.chaos = new Chaos({ has: (orgId) => this.#tenants.has(orgId), realMs }, o.chaos)
     this.#tenants = new TenantControls({
       transactions,
       options: o,
       seed,
       dataset: () => this.#dataset(),
       credentials: start.credentials,
+      settings: {
+        faults: this.#faults,
+        chaos: this.chaos,
+        webhooks: this.#webhooks,
+        seal: createSecretSeal(),
+      },
       forgetCallsOf: (orgId) => this.#forgetCallsOf(orgId),
       forgetOrganisation: (orgId) => {
         this.#forgetCallsOf(orgId)
+        this.#webhooks.removeOrganisation(orgId)
         this.#coverage.forget(orgId)
+        this.#lives.end(orgId)
       },
     })
     this.organisations = this.#tenants
@@ -260,7 +291,9 @@ export class MockCore {
       journal: this.#journal,
       options: o,
       latency: this.#latency,
+      chaos: this.chaos,
       hasOrganisation: (orgId) => this.#tenants.has(orgId),
+      lives: this.#lives,
     }
     // Bound, not a closure: a closure would share the constructor's scope with `events.raise`,
     // which would keep the records loaded at start alive for the life of the mock.
@@ -341,9 +374,10 @@ export class MockCore {
   /**
    * Back to the seeded data, with the journal, the queued faults and the webhook deliveries
    * cleared (pending retries cancelled, endpoints added since the start removed, organisations
-   * created at run time removed). With an `orgId`, only that organisation goes back to where it
-   * started (the seed and the data file, or what it was created with) and only its journal
-   * entries, faults and deliveries are cleared; 404 `Not found` for one the mock does not have.
+   * created at run time removed), every chaos ended (the option's starts again from its seed).
+   * With an `orgId`, only that organisation goes back to where it started (the seed and the data
+   * file, or what it was created with) and only its journal entries, faults, chaos and deliveries
+   * are cleared; 404 `Not found` for one the mock does not have.
    *
    * @example await api.reset({ orgId })
    */
@@ -365,6 +399,9 @@ export class MockCore {
       this.#faults.clear()
       this.#journal.clear()
       this.#latency.clear()
+      this.chaos.restart()
+      // The organisations created at run time are gone with their lives.
+      this.#lives.endGone()
     })
     // Like `ready`: once it resolves, `db` holds every record in `@msw/data`.
     await transactions.ctx.db.adopted
@@ -502,11 +539,12 @@ export class MockCore {
     })
   }
 
-  /** Clears the journal entries, queued faults and webhook deliveries of organisation `orgId`. */
+  /** Clears the journal entries, queued faults, chaos and webhook deliveries of organisation `orgId`. */
   #forgetCallsOf(orgId: string): void {
     this.#faults.clearOrganisation(orgId)
     this.#journal.forget(orgId)
     this.#latency.forget(orgId)
+    this.chaos.forget(orgId)
     this.#webhooks.forgetOrganisation(orgId)
   }
 }

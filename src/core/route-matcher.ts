@@ -12,20 +12,33 @@ export interface Route {
  * percent-encoded) and its parameters, percent-decoded once. A path no route has, an empty
  * parameter or one that is not valid percent-encoding is a 404 `Not found`; a known path with
  * another method is a 405 with `Allow` (`HEAD` wherever `GET` is). `HEAD` is answered by the `GET`
- * route of its path. The first route that matches wins; `methodsAt` lists a path's methods.
+ * route of its path. A static segment beats a parameter, whatever the table's order: of the
+ * paths that match, only the most specific answers (as stripe-mock orders `/v1/invoices/upcoming`
+ * before `/v1/invoices/:invoice`), so `GET /users/identify` stays a 405 beside a `GET /users/:id`.
+ * `methodsAt` lists a path's methods.
  *
  * @example
  * const match = createRouteMatcher([{ method: 'DELETE', path: '/things/:id' }])
  * match('DELETE', '/things/a%2Fb') // { route, params: { id: 'a/b' } }
  */
 export function createRouteMatcher<R extends Route>(table: readonly R[]) {
-  const compiled = table.map((route) => ({ route, segments: route.path.split('/') }))
+  const compiled = table.map((route) => {
+    const segments = route.path.split('/')
+    return { route, segments, rank: segments.map((segment) => !segment.startsWith(':')) }
+  })
   const matchAll = (pathname: string) => {
     const segments = pathname.split('/')
-    return compiled.flatMap(({ route, segments: pattern }) => {
+    const found = compiled.flatMap(({ route, segments: pattern, rank }) => {
       const params = matchSegments(pattern, segments)
-      return params ? [{ route, params }] : []
+      return params ? [{ route, params, rank }] : []
     })
+    const best = found.reduce<boolean[] | undefined>(
+      (top, { rank }) => (top === undefined || moreSpecific(rank, top) ? rank : top),
+      undefined,
+    )
+    return found.flatMap(({ route, params, rank }) =>
+      best && !moreSpecific(best, rank) ? [{ route, params }] : [],
+    )
   }
   // A path without parameters matches the same routes every time: looked up in a table built
   // once, not split and compared per call. Kept only when no route gives it a parameter, so that
@@ -59,6 +72,16 @@ export function createRouteMatcher<R extends Route>(table: readonly R[]) {
     throw new ApiError('notFound')
   }
   return Object.assign(match, { methodsAt })
+}
+
+/**
+ * Whether a path whose segments are static where `a` is true beats one ranked `b`: at the first
+ * segment where they differ, `a`'s is static and `b`'s a parameter. Two paths of one length that
+ * match the same request and are static in the same places are equally specific.
+ */
+function moreSpecific(a: readonly boolean[], b: readonly boolean[]): boolean {
+  const at = a.findIndex((fixed, i) => fixed !== b[i])
+  return at !== -1 && a[at] === true
 }
 
 function matchSegments(pattern: readonly string[], segments: readonly string[]) {

@@ -2,8 +2,10 @@ import * as z from 'zod'
 import { type OrganisationInput, organisationInputSchema, type PutUser } from '../api/data-file.ts'
 import type { Latency } from '../api/latency.ts'
 import type { Shapes } from '../api/shape-cases.ts'
+import type { Snapshot } from '../api/snapshot-schemas.ts'
 import { ApiError, InvalidInput } from '../base/errors.ts'
 import { hashSecret } from '../base/secrets.ts'
+import type { CollectionName } from '../model/collections.ts'
 import type { MockState } from '../model/database.ts'
 import type { Credentials, Dataset, Seed } from '../model/dataset.ts'
 import { organisationSlice, startClocks } from '../model/declared-data.ts'
@@ -18,7 +20,19 @@ import {
   putUser,
   startOfOrganisation,
 } from '../rules/organisations.ts'
+import { restoreSettings, type SettingHolders, saveSettings } from './organisation-settings.ts'
+import {
+  dropSnapshot,
+  forkedStart,
+  listSnapshots,
+  restoreSnapshot,
+  saveSnapshot,
+  snapshotNamed,
+} from './snapshots.ts'
 import type { Transactions } from './transactions.ts'
+
+/** What a reset of one organisation keeps of its records: its snapshots. */
+const keptByReset = new Set<CollectionName>(['organisationSnapshots'])
 
 /**
  * An organisation created at run time: its id, and its API key in clear.
@@ -52,6 +66,8 @@ export interface TenantDeps {
   dataset(): Dataset
   /** The organisations and keys to start from (the store's, when it kept some). */
   credentials: Credentials[]
+  /** Where the settings a snapshot keeps beside the records are held (queued faults…). */
+  settings: SettingHolders
   /** Forgets the journal entries, queued faults and deliveries of an organisation. */
   forgetCallsOf(orgId: string): void
   /** Forgets all an organisation removed left beside its records: its calls and its coverage. */
@@ -108,7 +124,10 @@ export class TenantControls {
           organisations: [{ orgId, apiKeys: [apiKey], users }],
           data: undefined,
         }).state
-      const start = startOfOrganisation(ctx, orgId, parsed, apiKey, fixtures)
+      const source = parsed.from && snapshotNamed(db, parsed.from.orgId, parsed.from.snapshot)
+      const start = source
+        ? forkedStart(ctx, source, orgId, apiKey, parsed.name)
+        : startOfOrganisation(ctx, orgId, parsed, apiKey, fixtures)
       if (db.collections.users.count() + start.users.length > options.maxUsers) {
         throw new InvalidInput(
           `Invalid request parameters: the mock would hold more than ${options.maxUsers} users, its limit (maxUsers, --max-users)`,
@@ -119,9 +138,12 @@ export class TenantControls {
       // Held in clear from now on: the journal redacts it wherever another call carries it.
       db.secretFingerprints.add(apiKey, hashSecret(apiKey))
       await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
-      return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
+      const name = start.organisations[0]?.name ?? orgId
+      return { orgId, apiKey, name, settings: source?.settings }
     })
-    const { orgId, apiKey, name } = created
+    const { orgId, apiKey, name, settings } = created
+    // Once its records are kept: no call can carry its key before this resolves.
+    if (settings !== undefined) restoreSettings(this.#deps.settings, orgId, settings)
     this.credentials = [...this.credentials, { orgId, name, apiKeys: [apiKey] }]
     return { orgId, apiKey }
   }
@@ -174,6 +196,67 @@ export class TenantControls {
   }
 
   /**
+   * The snapshots of organisation `orgId`, oldest first. Rejects with 404 `Not found` for an
+   * unknown organisation.
+   *
+   * @example await api.organisations.snapshots(orgId) // [{ name: 'ten-users', createdAt, users: 10, bytes: 5120 }]
+   */
+  snapshots(orgId: string): Promise<Snapshot[]> {
+    return this.#deps.transactions.exclusive(async () =>
+      listSnapshots(this.#deps.transactions.ctx.db, orgId),
+    )
+  }
+
+  /**
+   * Saves the state of organisation `orgId` as snapshot `name`: its users, sign-in tokens and
+   * web-view sessions, groups and paths, and its settings (clock, shapes, latency, queued
+   * faults…); not its journal, coverage or deliveries. Rejects with 404 `Not found` for an
+   * unknown organisation, 409 `Conflict` for a name it has, and a `TypeError` for a bad name or
+   * past a bound (16 snapshots, `maxStateBytes`).
+   *
+   * @example await api.organisations.saveSnapshot(orgId, 'ten-users')
+   */
+  saveSnapshot(orgId: string, name: string): Promise<Snapshot> {
+    const { transactions, options, settings } = this.#deps
+    return transactions.transact((ctx) =>
+      saveSnapshot(ctx, orgId, name, saveSettings(settings, orgId), options.maxStateBytes),
+    )
+  }
+
+  /**
+   * Puts organisation `orgId` back in the state of its snapshot `name`, settings included; its
+   * journal entries and deliveries are cleared, as a reset clears them. Rejects with 404
+   * `Not found` for an unknown organisation or name.
+   *
+   * @example beforeEach(() => api.organisations.restoreSnapshot(orgId, 'ten-users'))
+   */
+  async restoreSnapshot(orgId: string, name: string): Promise<void> {
+    const holders = this.#deps.settings
+    // Put back if the records cannot be kept (past maxStateBytes, a state file that fails).
+    const before = this.has(orgId) ? saveSettings(holders, orgId) : undefined
+    try {
+      await this.#deps.transactions.transact(async (ctx) => {
+        const settings = restoreSnapshot(ctx, orgId, name)
+        this.#deps.forgetCallsOf(orgId)
+        restoreSettings(holders, orgId, settings)
+      })
+    } catch (error) {
+      if (before !== undefined && this.has(orgId)) restoreSettings(holders, orgId, before)
+      throw error
+    }
+  }
+
+  /**
+   * Drops snapshot `name` of organisation `orgId`. Rejects with 404 `Not found` for an unknown
+   * organisation or name.
+   *
+   * @example await api.organisations.dropSnapshot(orgId, 'ten-users')
+   */
+  async dropSnapshot(orgId: string, name: string): Promise<void> {
+    await this.#deps.transactions.transact((ctx) => dropSnapshot(ctx.db, orgId, name))
+  }
+
+  /**
    * Puts organisation `orgId` back where it started (the seed and the data file, or what it was
    * created with) and forgets its calls; 404 `Not found` for one the mock does not have.
    */
@@ -186,8 +269,12 @@ export class TenantControls {
         ? JSON.parse(created.records)
         : organisationSlice(dataset().state, orgId)
       const startRecord = created && { orgId, records: created.records }
-      db.removeOrganisation(orgId)
-      await db.add(withUserIdsFree(startClocks(start, real()), db.usersByUserId, generateUserId))
+      // Its snapshots stay as they are: a test saves them once and restores them after resets.
+      db.removeOrganisation(orgId, keptByReset)
+      const returning = { ...start, organisationSnapshots: [] }
+      await db.add(
+        withUserIdsFree(startClocks(returning, real()), db.usersByUserId, generateUserId),
+      )
       // Its keys came back as hashes: those known in clear are held in clear again.
       for (const { apiKeys } of this.credentials.filter((c) => c.orgId === orgId)) {
         for (const key of apiKeys) db.secretFingerprints.add(key, hashSecret(key))

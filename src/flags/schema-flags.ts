@@ -190,7 +190,7 @@ export class SchemaFlags<Path extends string> {
       const field = fieldAt(this.#schema, row.option)
       const option = new Option(row.flag, this.#helpOf(row, field)).env(this.envOf(row.flag))
       const fallback = z.safeParse(field, undefined)
-      if (!fallback.success) option.makeOptionMandatory()
+      if (!fallback.success && this.#parentRequired(row.option)) option.makeOptionMandatory()
       else if (fallback.data !== undefined && !option.negate) option.default(fallback.data)
       if (!option.required && !option.optional) return option
       const nonEmpty = (text: string) => {
@@ -208,6 +208,15 @@ export class SchemaFlags<Path extends string> {
       }
       return option.argParser((text) => checked(field, fromText(field, nonEmpty(text), list)))
     })
+  }
+
+  /**
+   * Whether the object holding the option at `path` must be given: an option required within an
+   * optional object (`chaos.rate`) is required only with the object's other options.
+   */
+  #parentRequired(path: string): boolean {
+    const parent = path.split('.').slice(0, -1).join('.')
+    return parent === '' || !z.safeParse(fieldAt(this.#schema, parent), undefined).success
   }
 
   /** Whether `option`, one of {@link options}, is given once per item (`--cors a --cors b`). */

@@ -26,6 +26,7 @@ import {
 import { type FileHooks, tenantOfFile } from './tenant-of-file.ts'
 
 export { shapeCases } from '../api/shape-cases.ts'
+export { failureCases } from '../core/failure-cases.ts'
 export type { SharedServerOptions } from './shared-server.ts'
 
 /**
@@ -55,14 +56,17 @@ export default async function globalSetup(
 
 /**
  * jest's `globalTeardown` (through `identify-api-mock/jest-server-teardown`): prints the run's
- * contract coverage (and writes and checks it as `coverage` asks), then stops the server.
+ * contract coverage (and writes and checks it as `coverage` asks), then stops the server; below a
+ * threshold, throws the lines that say so (jest prints them last, and exits with 1).
  *
  * @example await stopSharedServer()
  */
 export async function stopSharedServer(): Promise<void> {
   const server = shared.identifyApiMockSharedServer
   shared.identifyApiMockSharedServer = undefined
-  await server?.finish()
+  const below = await server?.finish()
+  // jest prints its global teardown's error after its summary, its stack only: the lines alone.
+  if (below !== undefined) throw Object.assign(new Error(below), { stack: below })
 }
 
 /**

@@ -1,9 +1,20 @@
 import type { DataFile } from '../api/data-file.ts'
+import { InvalidInput } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
 import { readDataFile } from '../server/files/read-data-file.ts'
-import { environmentOptions } from '../server/serve-flags.ts'
-import { callableUrl, type RunningServer, startServer } from '../server/server.ts'
-import type { ServerOptions } from '../server/server-options.ts'
-import { type CoverageOptions, coverageOptionsFrom, finishCoverage } from './coverage-report.ts'
+import { environmentOptions, variableOf } from '../server/serve-flags.ts'
+import { callableUrl, type RunningServer, ServerStartError, startServer } from '../server/server.ts'
+import { type ServerOptions, serverOptionsSchema } from '../server/server-options.ts'
+import { StateFileError } from '../server/state-file.ts'
+import {
+  belowThresholdText,
+  type CoverageOptions,
+  coverageOptionsFrom,
+  finishCoverage,
+  SetupError,
+} from './coverage-report.ts'
+
+export { SetupError } from './coverage-report.ts'
 
 /**
  * The shared server's options, as a test runner's config gives them: `startServer`'s, the port
@@ -29,9 +40,10 @@ export interface SharedServer {
   server: RunningServer
   /**
    * The end of the run: prints the coverage table, writes the files asked, stops the server, and
-   * then throws one error naming each group below its threshold (the runner fails the run).
+   * resolves to the lines naming each group below its threshold, if any (the runner's entry prints
+   * them last and fails the run).
    */
-  finish(): Promise<void>
+  finish(): Promise<string | undefined>
 }
 
 /**
@@ -55,33 +67,81 @@ export function sharedServerOptions(config: SharedServerOptions = {}): SharedSer
  * @example const { url, finish } = await startSharedServer({ seed: 7 })
  */
 export async function startSharedServer(config: SharedServerOptions = {}): Promise<SharedServer> {
-  const { data, coverage, ...options } = sharedServerOptions(config)
-  // Read before the server starts: a threshold list that cannot be read stops the run at once.
+  // Everything read before the server starts, and said in one line: a variable's bad value, a
+  // threshold of no group, a data file that cannot be read stop the run before its first test.
+  let given: SharedServerOptions
+  let fromEnvironment: Record<string, unknown>
+  try {
+    fromEnvironment = environmentOptions().options
+    given = sharedServerOptions(config)
+  } catch (error) {
+    throw inOneLine(error)
+  }
+  const { data, coverage, ...options } = given
   const coverageOptions = coverageOptionsFrom(coverage)
-  const server = await startServer({
+  const dataFile =
+    typeof data === 'string'
+      ? await readDataFile(data).catch((error: unknown) => {
+          throw inOneLine(error)
+        })
+      : data
+  const serverOptions = {
     port: 0,
     ...options,
-    ...(data !== undefined && {
-      data: (typeof data === 'string' ? await readDataFile(data) : data) as DataFile,
-    }),
+    ...(dataFile !== undefined && { data: dataFile as DataFile }),
+  }
+  // Checked here as startServer checks them, to name the variable that set an option refused.
+  const parsed = serverOptionsSchema.safeParse(serverOptions)
+  if (!parsed.success) {
+    const [key] = parsed.error.issues[0]?.path ?? []
+    const where =
+      typeof key === 'string' && key in fromEnvironment ? variableOfOption(key) : undefined
+    const problem = describeIssues(parsed.error.issues)
+    throw new SetupError(where ? `${where}: ${problem}` : `Invalid options: ${problem}`)
+  }
+  const server = await startServer(serverOptions).catch((error: unknown) => {
+    // A control token, an address or a state file it cannot use, or a Node too old: a setting.
+    if (
+      error instanceof InvalidInput ||
+      error instanceof ServerStartError ||
+      error instanceof StateFileError ||
+      /needs Node/.test(String(error))
+    ) {
+      const token = /control token/.test(String(error)) && 'controlToken' in fromEnvironment
+      throw new SetupError(
+        `${token ? `${variableOfOption('controlToken')}: ` : ''}${(error as Error).message}`,
+      )
+    }
+    throw error
   })
   const finish = async () => {
     const below = await finishCoverage(server.core.coverage(), coverageOptions).finally(() =>
       server.close(),
     )
-    if (below.length > 0) throw coverageBelow(below)
+    return below.length > 0 ? belowThresholdText(below) : undefined
   }
   return { url: callableUrl(server.url), server, finish }
 }
 
-/** The one error of a run whose coverage is below a threshold: a line per group. */
-function coverageBelow(below: readonly string[]): Error {
-  const error = new Error(
-    `identify-api-mock: contract coverage below its threshold:\n${below.map((line) => `  ${line}`).join('\n')}`,
-  )
-  // Where the runner prints it, the lines say it all: the stack would only point into this package.
-  error.stack = `Error: ${error.message}`
-  return error
+/** The variable that sets option `key` (of the combined ones, the first flag's). */
+function variableOfOption(key: string): string | undefined {
+  const combined: Record<string, string> = {
+    organisations: 'IDENTIFY_API_MOCK_ORG',
+    webhooks: 'IDENTIFY_API_MOCK_WEBHOOK_URL',
+  }
+  try {
+    return combined[key] ?? variableOf(key)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * A `TypeError` of a setting (a variable's value, a data file, each refused in a line that names
+ * it) as a {@link SetupError}: one line, no stack. Any other error as it is.
+ */
+function inOneLine(error: unknown): unknown {
+  return error instanceof TypeError ? new SetupError(error.message) : error
 }
 
 /**

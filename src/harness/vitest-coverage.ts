@@ -16,10 +16,12 @@
  */
 import type { CoverageReport } from '../core/coverage.ts'
 import {
+  belowThresholdText,
   type CoverageOptions,
   coverageOptionsFrom,
   finishCoverage,
   mergeCoverage,
+  SetupError,
 } from './coverage-report.ts'
 
 export type { CoverageOptions } from './coverage-report.ts'
@@ -37,10 +39,26 @@ interface TestModuleLike {
  * Options as `CoverageOptions`, or from the `IDENTIFY_API_MOCK_COVERAGE_…` variables.
  */
 export class IdentifyApiMockCoverage {
-  readonly #options: CoverageOptions
+  readonly #given: CoverageOptions
+  #options: CoverageOptions | undefined
 
   constructor(options: CoverageOptions = {}) {
-    this.#options = options
+    this.#given = options
+  }
+
+  /**
+   * Before the run: the options and variables read, and a setting it cannot use (a variable's
+   * bad value, a threshold of no group) said in one line on stderr, the run stopped with exit
+   * code 1 before any test (thrown, vitest would print it in a box with its stack).
+   */
+  onInit(): void {
+    try {
+      this.#options = coverageOptionsFrom(this.#given)
+    } catch (error) {
+      if (!(error instanceof SetupError)) throw error
+      process.stderr.write(`${error.message}\n`)
+      process.exit(1)
+    }
   }
 
   async onTestRunEnd(testModules: readonly TestModuleLike[]): Promise<void> {
@@ -54,11 +72,10 @@ export class IdentifyApiMockCoverage {
       )
       return
     }
-    const below = await finishCoverage(report, coverageOptionsFrom(this.#options))
+    const options = this.#options ?? coverageOptionsFrom(this.#given)
+    const below = await finishCoverage(report, options)
     if (below.length === 0) return
-    process.stderr.write(
-      `identify-api-mock: contract coverage below its threshold:\n${below.map((line) => `  ${line}`).join('\n')}\n`,
-    )
+    process.stderr.write(`${belowThresholdText(below)}\n`)
     process.exitCode = 1
   }
 }

@@ -23,6 +23,7 @@ import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.t
 import type { Tenant } from '../control/control-surfaces.ts'
 import {
   missingSetup,
+  SetupError,
   type SharedServerOptions,
   sharedServerOptions,
   startSharedServer,
@@ -30,6 +31,7 @@ import {
 import { tenantOfFile } from './tenant-of-file.ts'
 
 export { shapeCases } from '../api/shape-cases.ts'
+export { failureCases } from '../core/failure-cases.ts'
 export type { SharedServerOptions } from './shared-server.ts'
 
 declare module 'vitest' {
@@ -62,17 +64,33 @@ const setupLine = "globalSetup: ['identify-api-mock/vitest-server']"
  * options give one), with the options of `provide.identifyApiMockServer` and the
  * `IDENTIFY_API_MOCK_*` variables, provides its URL to the workers as `identifyApiMockUrl`, and
  * at the end prints the run's contract coverage (and writes and checks it as `coverage` asks),
- * then stops it.
+ * then stops it. A setting it cannot use (a variable's bad value, a threshold of no group) stops
+ * the run before any test, in one line on stderr and exit code 1; a group below its threshold is
+ * said in the run's last lines, with exit code 1.
  *
  * @example
  * export default defineConfig({ test: { globalSetup: ['identify-api-mock/vitest-server'] } })
  */
 export default async function setup(project: SetupProject): Promise<() => Promise<void>> {
-  const { url, finish } = await startSharedServer(
-    project.getProvidedContext().identifyApiMockServer,
-  )
-  project.provide('identifyApiMockUrl', url)
-  return finish
+  let server: Awaited<ReturnType<typeof startSharedServer>>
+  try {
+    server = await startSharedServer(project.getProvidedContext().identifyApiMockServer)
+  } catch (error) {
+    if (!(error instanceof SetupError)) throw error
+    // vitest prints an error thrown here in a box with its stack, then runs nothing: the line
+    // alone says it all (docs/decisions/setup-errors-in-one-line.md).
+    process.stderr.write(`${error.message}\n`)
+    process.exit(1)
+  }
+  project.provide('identifyApiMockUrl', server.url)
+  return async () => {
+    const below = await server.finish()
+    if (below === undefined) return
+    // Written, not thrown: vitest would print it as an "error during close" with a stack. The
+    // teardown runs after vitest's summary, so these are the run's last lines.
+    process.stderr.write(`${below}\n`)
+    process.exitCode = 1
+  }
 }
 
 /**

@@ -62,6 +62,21 @@ export const inspectorHtml = `<!doctype html>
   </div>
 </section>
 
+<section id="snapshots" class="card">
+  <h2>Snapshots <span class="muted">(of the organisation chosen under Users)</span></h2>
+  <p id="snapshot-empty" class="muted">No snapshot of this organisation.</p>
+  <div class="scroll">
+    <table id="snapshot-table" hidden>
+      <thead><tr><th>Name</th><th>Saved</th><th>Users</th><th>Bytes</th><th></th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+  <form id="snapshot-form" class="row">
+    <label>Name <input id="snapshot-name" required maxlength="64" pattern="[A-Za-z0-9._\\-]{1,64}" placeholder="A-Z a-z 0-9 . _ -"></label>
+    <button type="submit">Save snapshot</button>
+  </form>
+</section>
+
 <section id="user-detail" class="card" hidden>
   <div class="bar-inline">
     <h2 id="detail-title"></h2>
@@ -101,6 +116,20 @@ export const inspectorHtml = `<!doctype html>
     <button type="submit">Arm case</button>
   </form>
   <p id="case-summary" class="muted"></p>
+</section>
+
+<section id="chaos" class="card">
+  <h2>Chaos <span class="muted">(failures at a rate, for the organisation chosen under Users)</span></h2>
+  <p id="chaos-state"></p>
+  <p id="mock-chaos" class="muted"></p>
+  <form id="chaos-form" class="row">
+    <label>Rate (0 to 1) <input id="chaos-rate" type="number" min="0" max="1" step="any" value="0.05" required></label>
+    <label>Cases <select id="chaos-case"></select></label>
+    <label>Seed <input id="chaos-seed" type="number" step="1" placeholder="drawn"></label>
+    <label>Calls <input id="chaos-calls" type="number" min="1" step="1" placeholder="no end"></label>
+    <button type="submit">Start chaos</button>
+    <button id="chaos-end" type="button">End chaos</button>
+  </form>
 </section>
 
 <section id="coverage" class="card">

@@ -8,6 +8,7 @@ import {
   organisationLatencyRecordSchema,
   organisationRecordSchema,
   organisationShapesRecordSchema,
+  organisationSnapshotRecordSchema,
   organisationStartRecordSchema,
   signInTokenRecordSchema,
   userGroupRecordSchema,
@@ -50,6 +51,7 @@ export const collectionTable = describeCollections({
   userShapes: { schema: userShapeRecordSchema, key: ['userId'], ofUser: true },
   organisationLatencies: { schema: organisationLatencyRecordSchema, key: ['orgId'] },
   clocks: { schema: clockRecordSchema, key: ['orgId'] },
+  organisationSnapshots: { schema: organisationSnapshotRecordSchema, key: ['orgId', 'name'] },
 })
 
 /** What {@link collectionTable} says of one collection. */

@@ -7,7 +7,12 @@ import { clockRecordOf } from './clock-index.ts'
 import { collectionNames, hasOrgId } from './collections.ts'
 import type { Credentials, Dataset } from './dataset.ts'
 import { emptyState, type MockState } from './mock-state.ts'
-import type { ApiKeyRecord, ClockRecord, LearningPathRecord } from './records.ts'
+import type {
+  ApiKeyRecord,
+  ClockRecord,
+  LearningPathRecord,
+  OrganisationSnapshotRecord,
+} from './records.ts'
 
 /**
  * How an API key is stored: its hash only.
@@ -135,6 +140,11 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
     replaceOrAdd(state.organisationShapes, declared.organisationShapes, (o) => o.orgId)
     replaceOrAdd(state.organisationLatencies, declared.organisationLatencies, (o) => o.orgId)
     replaceOrAdd(state.clocks, declared.clocks, (c) => c.orgId)
+    replaceOrAdd(
+      state.organisationSnapshots,
+      snapshotRecordsOf(org),
+      (r) => `${r.orgId}\0${r.name}`,
+    )
     addKeys(dataset, org, credential ?? (credentials.at(-1) as Credentials), i)
   })
   const pathNames = new Map(state.learningPaths.map((p) => [pathKey(p), p.name]))
@@ -151,6 +161,45 @@ export function addDataFile(dataset: Dataset, file: ResolvedDataFile): void {
     state.users.push(...records.users)
     state.learningProgress.push(...records.learningProgress)
     state.certificates.push(...records.certificates)
+  })
+}
+
+/**
+ * The snapshots a data file's organisation declares, as records: each its users in exact states,
+ * the organisation's groups and learning paths, and its own settings (shapes, latency, clock; a
+ * clock that runs starts when the snapshot is restored). Saved at the time the file is read.
+ *
+ * @example snapshotRecordsOf({ orgId: 'acme', apiKeys: [], snapshots: { empty: {} } })[0].name // 'empty'
+ */
+export function snapshotRecordsOf(org: DataFileOrganisation): OrganisationSnapshotRecord[] {
+  const createdAt = new Date().toISOString()
+  return Object.entries(org.snapshots ?? {}).map(([name, declared]) => {
+    const { orgId } = org
+    const { shapes, latency, clock, users = [] } = declared
+    const state = {
+      ...emptyState(),
+      ...organisationRecordsOf({
+        orgId,
+        ...(org.name !== undefined && { name: org.name }),
+        ...(org.userGroups && { userGroups: org.userGroups }),
+        ...(org.learningPaths && { learningPaths: org.learningPaths }),
+        ...(shapes !== undefined && { shapes }),
+        ...(latency !== undefined && { latency }),
+        ...(clock !== undefined && { clock }),
+      }),
+    }
+    const pathNames = new Map(state.learningPaths.map((p) => [p.learningPathId, p.name]))
+    for (const user of users) {
+      const userId = user.userId ?? crypto.randomUUID()
+      const records = userRecordsOf(orgId, user, userId, (id) => pathNames.get(id))
+      state.users.push(...records.users)
+      state.learningProgress.push(...records.learningProgress)
+      state.certificates.push(...records.certificates)
+    }
+    const records = JSON.stringify(state)
+    const settings = '{}'
+    const bytes = records.length + settings.length
+    return { orgId, name, createdAt, users: users.length, bytes, records, settings }
   })
 }
 

@@ -121,6 +121,10 @@ export class IndexedRecords {
     this.collections.organisationStarts,
     (r) => r.orgId,
   )
+  readonly organisationSnapshots = new OrgIndex<Stored<'organisationSnapshots'>>(
+    this.collections.organisationSnapshots,
+    (r) => r.name,
+  )
   readonly organisationShapes = new UniqueIndex<Stored<'organisationShapes'>>(
     this.collections.organisationShapes,
     (r) => r.orgId,
@@ -211,6 +215,21 @@ export class IndexedRecords {
     }
   }
 
+  /**
+   * Stores the records of `state` themselves, each already its schema's output and owned by the
+   * store from now on (a snapshot's, parsed from the JSON the mock wrote): placed as a load places
+   * them, indexed and counted at once and adopted into `@msw/data` in the background, without a
+   * validation or an `@msw/data` `create` each. In a `Database`, changes of the operation under
+   * way like {@link add}'s.
+   */
+  addParsed(state: Partial<MockState>): void {
+    for (const name of collectionNames) {
+      const records = state[name] ?? []
+      if (records.length > 0) this.place(name, records)
+    }
+    this.adoptPlaced()
+  }
+
   /** Every record, one array per collection: the stored objects themselves, not copies. */
   records(): MockState {
     return forEachCollection<MockState>((name) => this.holderOf(name).all())
@@ -234,20 +253,37 @@ export class IndexedRecords {
 
   /**
    * Removes organisation `orgId` and every record of it: its users with everything a delete
-   * removes, and every record that carries its `orgId`. Scans each collection once: for the
-   * controls that remove or reset one organisation, not for an API call.
+   * removes, and every record that carries its `orgId` (but those of the collections it `keep`s:
+   * a reset keeps the organisation's snapshots, a restore its keys too). Scans each collection
+   * that carries an `orgId` once: for the controls that remove or reset one organisation, not for
+   * an API call.
    */
-  removeOrganisation(orgId: string): void {
-    for (const user of this.collections.users.all().filter((u) => u.orgId === orgId)) {
-      this.removeRecordsOf(user.userId)
-    }
+  removeOrganisation(orgId: string, keep: ReadonlySet<CollectionName> = new Set()): void {
+    for (const user of this.users.of(orgId)) this.removeRecordsOf(user.userId)
     for (const name of collectionNames) {
-      if (!hasOrgId(name)) continue
+      if (!hasOrgId(name) || keep.has(name)) continue
       const holder = this.holderOf(name)
       for (const record of holder.all() as { orgId: string }[]) {
         if (record.orgId === orgId) holder.delete(record as never)
       }
     }
+  }
+
+  /**
+   * The records of organisation `orgId`, the stored objects themselves, in every collection but
+   * those it `skip`s: those that carry its `orgId`, and those of its users. What a snapshot saves.
+   */
+  organisationRecords(orgId: string, skip: ReadonlySet<CollectionName>): MockState {
+    const users = this.users.of(orgId)
+    return forEachCollection<MockState>((name) => {
+      if (skip.has(name)) return []
+      if (name === 'users') return users
+      if (hasOrgId(name)) {
+        return (this.holderOf(name).all() as { orgId: string }[]).filter((r) => r.orgId === orgId)
+      }
+      const ofUser = this.#byUser[name as UserCollectionName]
+      return users.flatMap((user) => ofUser(user.userId))
+    })
   }
 
   /**

@@ -75,6 +75,11 @@ export class OrgIndex<R extends { orgId: string }> {
     return this.#byOrg.get(orgId)?.get(id)
   }
 
+  /** The records of organisation `orgId`, in the order they were added. */
+  of(orgId: string): R[] {
+    return [...(this.#byOrg.get(orgId)?.values() ?? [])]
+  }
+
   /** How many records organisation `orgId` has. */
   count(orgId: string): number {
     return this.#byOrg.get(orgId)?.size ?? 0

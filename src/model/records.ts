@@ -5,6 +5,7 @@ import { latencyOfJson } from '../api/latency.ts'
 import { profileFieldsSchema } from '../api/profile-fields.ts'
 import { shapeCaseNameSchema, shapesSchema } from '../api/shape-cases.ts'
 import { nullableFields } from '../api/shape-views.ts'
+import { snapshotNameSchema } from '../api/snapshot-schemas.ts'
 
 /**
  * Whether `a`, the value of a record's field, is `b`: a record's fields are strings, numbers,
@@ -131,6 +132,22 @@ export const organisationStartRecordSchema = z.strictObject({
 })
 
 /**
+ * A snapshot of an organisation, saved under `name`: its records as JSON (keys, tokens and
+ * sessions as hashes only; the organisation's API keys, start and snapshots left out), its
+ * settings kept beside the records (queued faults…) as JSON, and what its answer shows (`users`,
+ * `bytes`). What a restore puts back and a fork starts from.
+ */
+export const organisationSnapshotRecordSchema = z.strictObject({
+  orgId: z.string().min(1),
+  name: snapshotNameSchema,
+  createdAt: dateTimeSchema,
+  users: z.int().min(0),
+  bytes: z.int().min(0),
+  records: z.string(),
+  settings: z.string(),
+})
+
+/**
  * A clock a test controls: an organisation's own (`orgId`), or the mock's (`orgId` `""`, which no
  * organisation can have). Frozen, it reads `at`; running, it read `at` at the real instant `since`
  * and runs on at the real pace. A start declared (by a data file, `POST /__mock/organisations`) has
@@ -158,3 +175,4 @@ export type UserShapeRecord = z.infer<typeof userShapeRecordSchema>
 export type OrganisationLatencyRecord = z.infer<typeof organisationLatencyRecordSchema>
 export type OrganisationStartRecord = z.infer<typeof organisationStartRecordSchema>
 export type ClockRecord = z.infer<typeof clockRecordSchema>
+export type OrganisationSnapshotRecord = z.infer<typeof organisationSnapshotRecordSchema>

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { chaosOptionSchema } from '../api/chaos-setting.ts'
 import { dataFileSchema } from '../api/data-file.ts'
 import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
@@ -153,6 +154,11 @@ export const mockApiOptionsSchema = z.strictObject({
     .describe('the status for a missing, malformed or unknown API key: 401 or 403'),
   delayMs: wholeNumber(0).default(0).describe('a delay added to every API answer, in milliseconds'),
   latency: latencySchema.optional(),
+  chaos: chaosOptionSchema
+    .optional()
+    .describe(
+      "chaos at a rate: { rate, cases?, seed?, calls?, forMs? }, a share of the calls that meet a failure case drawn from a seeded stream; an organisation's own replaces it",
+    ),
   shapes: shapesSchema
     .default('full')
     .describe(
@@ -202,6 +208,11 @@ export const mockApiOptionsSchema = z.strictObject({
     .default(() => [...svixRetrySchedule])
     .describe(
       "the delays before each webhook retry, in milliseconds, each counted from the attempt before it (Svix's by default)",
+    ),
+  webhookPendingShare: wholeNumber(1, webhookLimits.pendingDeliveries)
+    .default(webhookLimits.pendingDeliveries / 4)
+    .describe(
+      `the pending webhook deliveries (of ${webhookLimits.pendingDeliveries} in all) the events of one organisation, or those of none, may hold while another's need room; when none is left, the largest holder past it gives way`,
     ),
   webhookTimeoutMs: wholeNumber(1, 600_000)
     .default(15_000)

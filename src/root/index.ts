@@ -25,10 +25,12 @@ export {
 } from '../api/data-file.ts'
 export type { Latency } from '../api/latency.ts'
 export type { ShapeCase, Shapes } from '../api/shape-cases.ts'
+export type { Snapshot, SnapshotSource } from '../api/snapshot-schemas.ts'
 export { ApiError, type ApiErrorCode } from '../base/errors.ts'
 export type { Clock } from '../base/time.ts'
 export type { OrganisationControls, Tenant } from '../control/control-surfaces.ts'
 export type { TenantFailNextArgs, TenantFault } from '../control/control-table.ts'
+export type { ChaosReading, ChaosSetting } from '../core/chaos.ts'
 export type { FailureCase, FailureCaseName } from '../core/failure-cases.ts'
 export type { FailureKindName } from '../core/failure-kinds.ts'
 export {
@@ -71,6 +73,7 @@ export {
   type WebhookEventInput,
 } from '../webhooks/events.ts'
 export {
+  type OwnedWebhookEndpointInput,
   type RaisedWebhookEvent,
   type WebhookAttempt,
   type WebhookDelivery,

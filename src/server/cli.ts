@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { onStopSignal } from './stop-signals.ts'
 import './node-check.ts'
-import { readFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
+import type { ChaosReading } from '../api/chaos-setting.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import { type Issue, issueLines } from '../base/issues.ts'
+import { packageVersion } from '../base/package-identity.ts'
 import { controlRows } from '../control/control-surfaces.ts'
 import { unknownVariables } from '../flags/unknown-variables.ts'
 import type { Credentials } from '../model/dataset.ts'
@@ -32,7 +33,7 @@ const program = new Command('identify-api-mock')
   .configureOutput({ outputError: (text, write) => write(`identify-api-mock: ${oneLine(text)}\n`) })
   .option('-V, --version', 'print the version and exit')
   .on('option:version', () => {
-    process.stdout.write(`${ownVersion()}\n`)
+    process.stdout.write(`${packageVersion}\n`)
     process.exit(0)
   })
 
@@ -156,6 +157,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   const url = callableUrl(running.url)
   const curl = curlLine(url, credentials)
   const inspector = options.control ? `${url}${controlPaths.inspector}` : null
+  const chaos = chaosLine(running.core.chaos.read())
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
@@ -179,7 +181,10 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
         ]
       : [`identify-api-mock listening on ${url}`]
     process.stdout.write(
-      banner(listening, url, credentials, curl, inspector, webhooks, controlLine(options)),
+      banner(listening, url, credentials, curl, inspector, webhooks, [
+        ...(chaos ? [chaos] : []),
+        controlLine(options),
+      ]),
     )
   }
 }
@@ -187,6 +192,13 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
 function curlLine(url: string, credentials: Credentials[]): string | null {
   const org = credentials.find((c) => c.apiKeys.length > 0)
   return org?.apiKeys[0] ? identifyCurlLine(url, org.orgId, org.apiKeys[0]) : null
+}
+
+/** What the banner says of `--chaos`: the seed first, so that a run that failed can be replayed. */
+function chaosLine(chaos: ChaosReading | null): string | null {
+  if (chaos === null) return null
+  const share = `${Math.round(chaos.rate * 10_000) / 100} %`
+  return `Chaos: ${share} of calls meet a failure case, seed ${chaos.seed} (replay with --chaos-seed ${chaos.seed}; GET ${controlPaths.chaos}).`
 }
 
 function controlLine(options: ResolvedServerOptions): string {
@@ -208,7 +220,7 @@ function banner(
   curl: string | null,
   inspector: string | null,
   webhooks: WebhookEndpoint[],
-  controls: string,
+  controls: string[],
 ): string {
   const width = Math.max(0, ...credentials.map((c) => c.orgId.length))
   const orgs = credentials.map(
@@ -231,23 +243,10 @@ function banner(
           ...webhooks.map((w) => `  ${w.id}  ${w.url}  ${w.secret}`),
         ]
       : []),
-    controls,
+    ...controls,
     'Stop with Ctrl+C.',
     '',
   ].join('\n')
-}
-
-/** The version in this package's package.json, the nearest one above this module (sources or dist). */
-function ownVersion(): string {
-  for (let dir = new URL('./', import.meta.url); dir.pathname !== '/'; dir = new URL('../', dir)) {
-    try {
-      const manifest = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8'))
-      if (manifest.name === 'identify-api-mock') return manifest.version
-    } catch {
-      // No package.json here: look further up.
-    }
-  }
-  return fail('cannot find the package.json of identify-api-mock to read its version')
 }
 
 /** A message of commander's as one line, without its own `error: ` (the caller prefixes the name). */

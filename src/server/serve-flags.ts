@@ -6,6 +6,7 @@ import { type ServerOptions, serverOptionsSchema } from './server-options.ts'
 type OptionPath =
   | keyof ServerOptions
   | `webViewMessages.${keyof NonNullable<ServerOptions['webViewMessages']>}`
+  | `chaos.${keyof NonNullable<ServerOptions['chaos']>}`
 
 /**
  * The flags of `serve` whose name is not the one derived from their option's (see
@@ -29,6 +30,11 @@ const flagNames: Partial<Record<OptionPath, string>> = {
   controlToken: '--control-token <token>',
   maxOrganisations: '--max-orgs <n>',
   latency: '--latency <json>',
+  'chaos.rate': '--chaos <rate>',
+  'chaos.cases': '--chaos-cases <case,case>',
+  'chaos.seed': '--chaos-seed <n>',
+  'chaos.calls': '--chaos-calls <n>',
+  'chaos.forMs': '--chaos-for <ms>',
 }
 
 /** The flag that names a data file: its option, `data`, is the file's content. */

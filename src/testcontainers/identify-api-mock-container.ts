@@ -27,6 +27,7 @@ import {
 } from 'testcontainers'
 import type { DataFile } from '../api/data-file.ts'
 import { connectMockApi, type MockApiClient } from '../client/connect-mock-api.ts'
+import { isMockHealth } from '../control/control-answers.ts'
 import type { Credentials } from '../model/dataset.ts'
 import { flagOf, variableOf } from '../server/serve-flags.ts'
 import type { ServerOptions } from '../server/server-options.ts'
@@ -36,6 +37,20 @@ import { contextDockerfile, writePackageContext } from './image-context.ts'
 const port = 4010
 /** Where a data file given to {@link IdentifyApiMockContainer.withData} is put in the container. */
 const dataTarget = '/tmp/identify-api-mock-data.json'
+
+/**
+ * Whether a health answer's text is the mock's: the wait strategy's predicate, so that a 200 from
+ * another server on the port is not taken for the mock.
+ *
+ * @example isMockHealthText('{"status":"ok"}') // false
+ */
+export function isMockHealthText(text: string): boolean {
+  try {
+    return isMockHealth(JSON.parse(text))
+  } catch {
+    return false
+  }
+}
 
 /**
  * The server's options a container takes, as `serve` flags: those of one value (or a list), not
@@ -84,7 +99,10 @@ export class IdentifyApiMockContainer extends GenericContainer {
   constructor(image = 'identify-api-mock') {
     super(image)
     this.withExposedPorts(port).withWaitStrategy(
-      Wait.forHttp('/__mock/health', port).forStatusCode(200),
+      // The mock's health answer, not any 200: its name says it is the mock.
+      Wait.forHttp('/__mock/health', port)
+        .forStatusCode(200)
+        .forResponsePredicate(isMockHealthText),
     )
   }
 
@@ -115,10 +133,10 @@ export class IdentifyApiMockContainer extends GenericContainer {
   }
 
   /**
-   * Starts the container and waits until `/__mock/health` answers 200. An image named without a
-   * registry (`identify-api-mock`, the default) is a local one: it is never pulled (no registry
-   * has it), and when the engine lacks it, `start()` rejects with one line naming the tag looked
-   * for and `buildImage()`.
+   * Starts the container and waits until `/__mock/health` answers 200 as the mock (its name in
+   * the answer). An image named without a registry (`identify-api-mock`, the default) is a local
+   * one: it is never pulled (no registry has it), and when the engine lacks it, `start()` rejects
+   * with one line naming the tag looked for and `buildImage()`.
    */
   override async start(): Promise<StartedIdentifyApiMockContainer> {
     const image = this.imageName

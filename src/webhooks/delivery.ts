@@ -9,12 +9,13 @@ import {
   webhookSecretKey,
 } from './signature.ts'
 import {
+  type OwnedWebhookEndpointInput,
+  ownedWebhookEndpointInputSchema,
   type RaisedWebhookEvent,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointInput,
-  webhookEndpointInputSchema,
 } from './webhook-schemas.ts'
 
 /**
@@ -51,6 +52,21 @@ export interface WebhookSettings {
   transport?: WebhookTransport | undefined
   /** Told how each delivery ended (not one cancelled), with its event's type and organisation. */
   ended?: (outcome: DeliveryOutcome, type: string, orgId: string | undefined) => void
+  /** Whether the mock has organisation `orgId`: only those may own an endpoint. */
+  has?: (orgId: string) => boolean
+  /**
+   * The pending deliveries the events of one organisation (or those of none) may hold while
+   * another's need room in the pool (`webhookLimits.pendingDeliveries`): see {@link Webhooks.publish}.
+   */
+  pendingShare?: number
+}
+
+/**
+ * Whose endpoints or deliveries: with `orgId`, that organisation's alone; without, every one (the
+ * mock's and every organisation's).
+ */
+export interface WebhookScope {
+  orgId?: string | undefined
 }
 
 /**
@@ -95,14 +111,25 @@ const fetchTransport: WebhookTransport = async (url, { headers, body, signal }) 
  * api.webhooks.deliveries() // [{ id: 'msg_…', endpoint: 'ep_…', attempts: [{ at, status: 200 }], delivered: true }]
  */
 export interface WebhookControls {
-  /** Registers an endpoint (gone after a reset); its secret is generated when not given. */
-  add(endpoint: WebhookEndpointInput): WebhookEndpoint
-  /** Removes an endpoint and cancels its pending retries; `false` when there was none. */
-  remove(id: string): boolean
-  /** The endpoints, with their secrets. */
-  list(): WebhookEndpoint[]
-  /** One entry per message and endpoint, oldest first (the newest 1,000). */
-  deliveries(): WebhookDelivery[]
+  /**
+   * Registers an endpoint (gone after a reset of the whole mock, and with its organisation);
+   * its secret is generated when not given. With `orgId`, the organisation's: it receives only
+   * that organisation's events (404 `Not found` for one the mock does not have); without, the
+   * mock's: it receives every event.
+   */
+  add(endpoint: OwnedWebhookEndpointInput): WebhookEndpoint
+  /**
+   * Removes an endpoint and cancels its pending retries; `false` when there was none (with
+   * `orgId`, none of that organisation's).
+   */
+  remove(id: string, scope?: WebhookScope): boolean
+  /** The endpoints, with their secrets; with `orgId`, that organisation's alone. */
+  list(scope?: WebhookScope): WebhookEndpoint[]
+  /**
+   * One entry per message and endpoint, oldest first (the newest 1,000 of the mock's endpoints,
+   * and of each organisation's endpoints its newest 250); with `orgId`, those of its endpoints.
+   */
+  deliveries(scope?: WebhookScope): WebhookDelivery[]
   /** Resolves when no delivery is queued, in flight or waiting for a retry. */
   settled(): Promise<void>
   /** Cancels every delivery queued, in flight or waiting for a retry. */
@@ -113,6 +140,13 @@ interface Endpoint extends WebhookEndpoint {
   key: Uint8Array
   /** Given at start: it survives a reset. */
   permanent: boolean
+}
+
+/** A delivery's entry as kept: its record, its place among all, its event's organisation. */
+interface KeptDelivery {
+  record: WebhookDelivery
+  order: number
+  orgId: string | undefined
 }
 
 /** One message to one endpoint, until it is delivered, given up or cancelled. */
@@ -142,10 +176,18 @@ interface Delivery {
  */
 export class Webhooks implements WebhookControls {
   readonly #settings: WebhookSettings
+  /** Every endpoint, by id. */
   readonly #endpoints = new Map<string, Endpoint>()
-  readonly #deliveries = new RingBuffer<WebhookDelivery>(webhookLimits.keptDeliveries)
+  /** The endpoints of each owner (`undefined`: the mock's), in the order added. */
+  readonly #owned = new Map<string | undefined, Map<string, Endpoint>>()
+  /** The deliveries to the mock's endpoints. */
+  readonly #deliveries = new RingBuffer<KeptDelivery>(webhookLimits.keptDeliveries)
+  /** The deliveries to each organisation's endpoints, bounded apart: none evicts another's. */
+  readonly #ownDeliveries = new Map<string, RingBuffer<KeptDelivery>>()
   /** The deliveries queued, in flight or waiting for a retry. */
   readonly #pending = new Set<Delivery>()
+  /** How many of {@link #pending} the events of each organisation (or of none) hold. */
+  readonly #held = new Map<string | undefined, number>()
   /** Per endpoint, the end of its queue of first attempts. */
   #queues = new Map<string, Promise<void>>()
   #abort = new AbortController()
@@ -159,35 +201,62 @@ export class Webhooks implements WebhookControls {
     for (const endpoint of settings.endpoints) this.#register(endpoint, true)
   }
 
-  add(endpoint: WebhookEndpointInput): WebhookEndpoint {
-    if (this.#endpoints.size >= webhookLimits.endpoints) {
-      throw new InvalidInput(`Invalid webhook: at most ${webhookLimits.endpoints} endpoints`)
+  add(endpoint: OwnedWebhookEndpointInput): WebhookEndpoint {
+    const { orgId } = parseOptions(ownedWebhookEndpointInputSchema, endpoint, 'webhook')
+    if (orgId !== undefined && !(this.#settings.has?.(orgId) ?? true)) {
+      throw new ApiError('notFound')
+    }
+    const bound =
+      orgId === undefined ? webhookLimits.endpoints : webhookLimits.endpointsPerOrganisation
+    if ((this.#owned.get(orgId)?.size ?? 0) >= bound) {
+      throw new InvalidInput(
+        `Invalid webhook: at most ${bound} endpoints ${orgId === undefined ? 'of the mock' : 'per organisation'}`,
+      )
     }
     return this.#register(endpoint, false)
   }
 
-  remove(id: string): boolean {
-    if (!this.#endpoints.delete(id)) return false
-    for (const delivery of this.#pending) {
-      // One under way finds its endpoint gone when it ends.
-      if (delivery.endpoint.id !== id || delivery.dueMs === undefined) continue
-      clearTimeout(delivery.timer)
-      this.#finish(delivery)
-    }
+  remove(id: string, scope: WebhookScope = {}): boolean {
+    const endpoint = this.#endpoints.get(id)
+    if (!endpoint || (scope.orgId !== undefined && endpoint.orgId !== scope.orgId)) return false
+    this.#unregister(endpoint)
     return true
   }
 
-  list(): WebhookEndpoint[] {
-    return [...this.#endpoints.values()].map(({ id, url, secret, events }) => ({
+  list(scope: WebhookScope = {}): WebhookEndpoint[] {
+    return this.endpointsOf(scope).map(({ id, url, secret, events, orgId }) => ({
       id,
       url,
       secret,
       events: events && [...events],
+      ...(orgId !== undefined && { orgId }),
     }))
   }
 
-  deliveries(): WebhookDelivery[] {
-    return structuredClone(this.#deliveries.list())
+  /**
+   * The endpoints themselves (secrets and keys included), oldest first: every one, or with
+   * `orgId` that organisation's (404 `Not found` for one the mock does not have). The one place
+   * that says which endpoints an organisation owns.
+   */
+  endpointsOf(scope: WebhookScope = {}): readonly Endpoint[] {
+    const { orgId } = scope
+    if (orgId === undefined) return [...this.#endpoints.values()]
+    if (!(this.#settings.has?.(orgId) ?? true)) throw new ApiError('notFound')
+    return [...(this.#owned.get(orgId)?.values() ?? [])]
+  }
+
+  deliveries(scope: WebhookScope = {}): WebhookDelivery[] {
+    const { orgId } = scope
+    let kept: KeptDelivery[]
+    if (orgId !== undefined) {
+      if (!(this.#settings.has?.(orgId) ?? true)) throw new ApiError('notFound')
+      kept = this.#ownDeliveries.get(orgId)?.list() ?? []
+    } else {
+      kept = this.#deliveries.list()
+      for (const ring of this.#ownDeliveries.values()) kept.push(...ring.list())
+      kept.sort((a, b) => a.order - b.order)
+    }
+    return structuredClone(kept.map(({ record }) => record))
   }
 
   settled(): Promise<void> {
@@ -200,45 +269,66 @@ export class Webhooks implements WebhookControls {
     this.#abort = new AbortController()
     for (const delivery of this.#pending) clearTimeout(delivery.timer)
     this.#pending.clear()
+    this.#held.clear()
     this.#queues = new Map()
     this.#wakeWaiters()
   }
 
-  /** Cancels and forgets the deliveries of events raised for organisation `orgId`. */
+  /**
+   * Cancels and forgets the deliveries of events raised for organisation `orgId` (its reset): its
+   * endpoints stay.
+   */
   forgetOrganisation(orgId: string): void {
     for (const delivery of this.#pending) {
-      if (this.#orgOf.get(delivery.record) !== orgId) continue
+      if (delivery.orgId !== orgId) continue
       clearTimeout(delivery.timer)
       this.#finish(delivery)
     }
-    this.#deliveries.removeWhere((record) => this.#orgOf.get(record) === orgId)
+    this.#deliveries.removeWhere((kept) => kept.orgId === orgId)
+    this.#ownDeliveries.delete(orgId)
+  }
+
+  /** Forgets organisation `orgId`, removed: its deliveries, as {@link forgetOrganisation}, and its endpoints. */
+  removeOrganisation(orgId: string): void {
+    this.forgetOrganisation(orgId)
+    for (const endpoint of this.#owned.get(orgId)?.values() ?? []) this.#unregister(endpoint)
+    this.#owned.delete(orgId)
   }
 
   /** Cancels every delivery, forgets them, and drops the endpoints added since the start. */
   reset(): void {
     this.cancel()
     this.#deliveries.clear()
-    for (const [id, endpoint] of this.#endpoints) {
-      if (!endpoint.permanent) this.#endpoints.delete(id)
+    this.#ownDeliveries.clear()
+    for (const endpoint of this.#endpoints.values()) {
+      if (!endpoint.permanent) this.#unregister(endpoint)
     }
   }
 
   /**
-   * Queues `event` for every endpoint that receives its type. Refused (429) while too many
-   * deliveries are pending.
+   * Queues `event` for every endpoint that receives its type: the mock's, and those of the
+   * organisation it was raised for. The deliveries pending are one pool, of which the events of
+   * each organisation (and those of none) hold a share: while the pool has room, any may take
+   * it; when it has none, the largest holder gives way. An event whose organisation would then
+   * hold past its share, or that holds the most itself, is refused (429); otherwise the newest
+   * pending delivery of the largest holder past its share is given up to make room (its last
+   * attempt says so), and only when every holder is within its share is the event refused.
    */
   publish(event: RaisedWebhookEvent, orgId?: string): void {
     const { id, ...envelope } = event
     const body = JSON.stringify(envelope)
-    const targets = [...this.#endpoints.values()].filter(
-      (endpoint) => endpoint.events === null || endpoint.events.includes(event.type),
-    )
-    if (this.#pending.size + targets.length > webhookLimits.pendingDeliveries) {
-      throw new ApiError('tooManyPendingDeliveries')
+    const receives = (endpoint: Endpoint) =>
+      endpoint.events === null || endpoint.events.includes(event.type)
+    const targets = [...(this.#owned.get(undefined)?.values() ?? [])].filter(receives)
+    if (orgId !== undefined) {
+      targets.push(...[...(this.#owned.get(orgId)?.values() ?? [])].filter(receives))
     }
+    this.#makeRoom(orgId, targets.length)
     for (const endpoint of targets) {
       const record = { id, endpoint: endpoint.id, type: event.type, attempts: [], delivered: false }
-      this.#deliveries.add(record)
+      const kept = { record, order: this.#order, orgId }
+      if (endpoint.orgId === undefined) this.#deliveries.add(kept)
+      else this.#keptOf(endpoint.orgId).add(kept)
       if (orgId !== undefined) this.#orgOf.set(record, orgId)
       const delivery: Delivery = {
         record,
@@ -248,7 +338,7 @@ export class Webhooks implements WebhookControls {
         orgId,
         order: this.#order++,
       }
-      this.#pending.add(delivery)
+      this.#hold(delivery)
       const queue = this.#queues.get(endpoint.id) ?? Promise.resolve()
       // A first attempt goes out at once, whatever the clock.
       const first = this.#track(
@@ -319,14 +409,100 @@ export class Webhooks implements WebhookControls {
     }
   }
 
-  #register(input: WebhookEndpointInput, permanent: boolean): WebhookEndpoint {
-    const parsed = parseOptions(webhookEndpointInputSchema, input, 'webhook')
-    const { url, events } = parsed
+  #register(input: OwnedWebhookEndpointInput, permanent: boolean): WebhookEndpoint {
+    const parsed = parseOptions(ownedWebhookEndpointInputSchema, input, 'webhook')
+    const { url, events, orgId } = parsed
     const secret = parsed.secret ?? generateWebhookSecret()
     const key = webhookSecretKey(secret) as Uint8Array
-    const endpoint = { id: generateWebhookId('ep'), url, secret, events: events ?? null }
-    this.#endpoints.set(endpoint.id, { ...endpoint, key, permanent })
+    const endpoint = {
+      id: generateWebhookId('ep'),
+      url,
+      secret,
+      events: events ?? null,
+      ...(orgId !== undefined && { orgId }),
+    }
+    const kept: Endpoint = { ...endpoint, key, permanent }
+    this.#endpoints.set(endpoint.id, kept)
+    let owned = this.#owned.get(orgId)
+    if (!owned) {
+      owned = new Map()
+      this.#owned.set(orgId, owned)
+    }
+    owned.set(endpoint.id, kept)
     return { ...endpoint, events: events ? [...events] : null }
+  }
+
+  /** Removes `endpoint` and cancels its retries (one under way finds it gone when it ends). */
+  #unregister(endpoint: Endpoint): void {
+    this.#endpoints.delete(endpoint.id)
+    const owned = this.#owned.get(endpoint.orgId)
+    owned?.delete(endpoint.id)
+    if (owned?.size === 0) this.#owned.delete(endpoint.orgId)
+    for (const delivery of this.#pending) {
+      if (delivery.endpoint !== endpoint || delivery.dueMs === undefined) continue
+      clearTimeout(delivery.timer)
+      this.#finish(delivery)
+    }
+  }
+
+  /** The ring of the deliveries to organisation `orgId`'s endpoints. */
+  #keptOf(orgId: string): RingBuffer<KeptDelivery> {
+    let ring = this.#ownDeliveries.get(orgId)
+    if (!ring) {
+      ring = new RingBuffer(webhookLimits.keptDeliveriesPerOrganisation)
+      this.#ownDeliveries.set(orgId, ring)
+    }
+    return ring
+  }
+
+  /**
+   * Makes room in the pool for `count` deliveries of an event of `orgId` (see {@link publish}),
+   * or refuses the event (429).
+   */
+  #makeRoom(orgId: string | undefined, count: number): void {
+    const cap = webhookLimits.pendingDeliveries
+    const share = this.#settings.pendingShare ?? cap
+    while (this.#pending.size + count > cap) {
+      const own = this.#held.get(orgId) ?? 0
+      let largest: [string | undefined, number] | undefined
+      for (const pair of this.#held) {
+        if (pair[0] !== orgId && (!largest || pair[1] > largest[1])) largest = pair
+      }
+      if (
+        count > cap ||
+        own + count > share ||
+        largest === undefined ||
+        largest[1] <= share ||
+        largest[1] <= own
+      ) {
+        throw new ApiError('tooManyPendingDeliveries')
+      }
+      this.#giveWay(largest[0])
+    }
+  }
+
+  /**
+   * Gives up the newest pending delivery of the events of `orgId` (the last it was let take), to
+   * make room for another's.
+   */
+  #giveWay(orgId: string | undefined): void {
+    let newest: Delivery | undefined
+    for (const delivery of this.#pending) {
+      if (delivery.orgId === orgId && (!newest || delivery.order > newest.order)) newest = delivery
+    }
+    if (!newest) return
+    clearTimeout(newest.timer)
+    newest.record.attempts.push({
+      at: new Date(this.#timeOf(newest)).toISOString(),
+      error: 'given up: its organisation held the most pending deliveries when another needed room',
+    })
+    this.#finish(newest)
+  }
+
+  /** Adds `delivery` to the pending ones, charged to its event's organisation. */
+  #hold(delivery: Delivery): void {
+    this.#pending.add(delivery)
+    this.#held.set(delivery.orgId, (this.#held.get(delivery.orgId) ?? 0) + 1)
   }
 
   /**
@@ -431,7 +607,10 @@ export class Webhooks implements WebhookControls {
   }
 
   #finish(delivery: Delivery): void {
-    this.#pending.delete(delivery)
+    if (!this.#pending.delete(delivery)) return
+    const held = (this.#held.get(delivery.orgId) ?? 1) - 1
+    if (held === 0) this.#held.delete(delivery.orgId)
+    else this.#held.set(delivery.orgId, held)
     if (this.#pending.size === 0) this.#wakeWaiters()
   }
 

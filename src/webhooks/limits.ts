@@ -1,10 +1,14 @@
 /**
  * The bounds of the webhook side of a mock, so that nothing a client sends can grow without
- * limit: endpoints, kept deliveries, deliveries waiting, and the size of one event's body.
+ * limit: endpoints (the mock's, and each organisation's apart), kept deliveries (those of the
+ * mock's endpoints, and each organisation's apart), deliveries waiting (one pool, each source's
+ * share of it an option: `webhookPendingShare`), and the size of one event's body.
  */
 export const webhookLimits = {
   endpoints: 100,
+  endpointsPerOrganisation: 10,
   keptDeliveries: 1000,
+  keptDeliveriesPerOrganisation: 250,
   pendingDeliveries: 1000,
   eventBodyBytes: 64 * 1024,
   urlLength: 2048,

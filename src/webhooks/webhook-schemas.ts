@@ -19,12 +19,13 @@ const receiverUrlSchema = z
   .string()
   .max(webhookLimits.urlLength)
   .pipe(z.url({ protocol: /^https?$/, error: 'expected an http: or https: URL' }))
+  // zod runs these after z.url refused the text too: a text that is no URL is that refusal alone.
   .refine((url) => {
-    const { username, password } = new URL(url)
+    const { username, password } = URL.parse(url) ?? { username: '', password: '' }
     return username === '' && password === ''
   }, 'must not carry credentials')
   .refine(
-    (url) => refusedAddressClass(new URL(url).hostname) === undefined,
+    (url) => refusedAddressClass(URL.parse(url)?.hostname ?? '') === undefined,
     'must not be a link-local address (169.254.0.0/16, fe80::/10) or a cloud metadata address, in any of its forms (IPv4 inside IPv6 included)',
   )
 
@@ -52,7 +53,19 @@ export const webhookEndpointInputSchema = z.strictObject({
 export type WebhookEndpointInput = z.input<typeof webhookEndpointInputSchema>
 
 /**
- * A registered webhook endpoint. `events` is `null` when it receives every type.
+ * A webhook endpoint to register at run time: with `orgId`, that organisation's (it receives only
+ * that organisation's events, and a tenant handle sees it); without, the mock's (every event).
+ *
+ * @example ownedWebhookEndpointInputSchema.parse({ url: 'http://127.0.0.1:3000/webhooks', orgId: 'org-1' })
+ */
+export const ownedWebhookEndpointInputSchema = webhookEndpointInputSchema.extend({
+  orgId: z.string().min(1).max(1024).optional().describe('the organisation that owns it'),
+})
+export type OwnedWebhookEndpointInput = z.input<typeof ownedWebhookEndpointInputSchema>
+
+/**
+ * A registered webhook endpoint. `events` is `null` when it receives every type; `orgId` names
+ * the organisation that owns it, absent for one of the mock's.
  *
  * @example webhookEndpointSchema.parse({ id: 'ep_…', url, secret: 'whsec_…', events: null })
  */
@@ -61,6 +74,7 @@ export const webhookEndpointSchema = z.strictObject({
   url: z.string(),
   secret: z.string(),
   events: z.array(z.string()).nullable(),
+  orgId: z.string().optional(),
 })
 export type WebhookEndpoint = z.output<typeof webhookEndpointSchema>
 

@@ -115,6 +115,73 @@ describe('the inspector page in a real browser', () => {
     await context.close()
   }, 30_000)
 
+  it('saves a snapshot of the chosen organisation, restores it, forks it and drops it', async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await page.locator('#panels').waitFor()
+    await page.fill('#snapshot-name', 'from-the-page')
+    await page.click('#snapshot-form button[type=submit]')
+    const row = page.locator('#snapshot-table tr[data-name="from-the-page"]')
+    await row.waitFor({ timeout: 10_000 })
+    const [saved] = await server.core.organisations.snapshots('org-1')
+    expect(saved).toMatchObject({ name: 'from-the-page' })
+    expect(await row.textContent()).toContain(String(saved?.users))
+
+    const [first] = (await server.core.state()).users.filter((u) => u.orgId === 'org-1')
+    await expectIdentified(await identify('snapshot-later'))
+    await userRow(page, 'snapshot-later').waitFor({ timeout: 10_000 })
+    await row.getByRole('button', { name: 'Restore' }).click()
+    await expect.poll(() => userRow(page, 'snapshot-later').count()).toBe(0)
+    expect(await userRow(page, first?.id ?? '').count()).toBe(1)
+
+    await row.getByRole('button', { name: 'Fork' }).click()
+    await expect.poll(() => page.locator('#status').textContent()).toMatch(/^Forked snapshot/)
+    const forked = await page.locator('#org-select').inputValue()
+    expect(forked).not.toBe('org-1')
+    expect(server.core.credentials.map((c) => c.orgId)).toContain(forked)
+    await expect.poll(() => userRow(page, first?.id ?? '').count()).toBe(1)
+    await server.core.organisations.remove(forked)
+
+    await page.selectOption('#org-select', 'org-1')
+    await row.getByRole('button', { name: 'Drop' }).click()
+    await expect.poll(() => page.locator('#snapshot-empty').isVisible()).toBe(true)
+    expect(await server.core.organisations.snapshots('org-1')).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
+  it("starts and ends the chosen organisation's chaos, and the journal shows each failure drawn", async () => {
+    const { context, page, problems } = await openInspector(browser, server.url)
+    await page.locator('#panels').waitFor()
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toBe('org-1 has no chaos of its own.')
+    await page.fill('#chaos-rate', '1')
+    await page.selectOption('#chaos-case', 'identify-gateway-503')
+    await page.fill('#chaos-seed', '77')
+    await page.fill('#chaos-calls', '2')
+    await page.click('#chaos-form button[type=submit]')
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toBe(
+        'Chaos of org-1: 100 % of calls (identify-gateway-503), seed 77, ending after 2 calls: 0 drawn, 0 failed.',
+      )
+    expect(server.core.chaos.read('org-1')).toMatchObject({ rate: 1, seed: 77, calls: 2 })
+
+    expect((await identify('chaos')).status).toBe(503)
+    const journal = page.locator('#journal-table tbody tr').first()
+    await expect.poll(() => journal.locator('td').nth(5).textContent()).toBe('gateway 503 (chaos)')
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toContain('1 drawn, 1 failed')
+    await page.click('#chaos-end')
+    await expect
+      .poll(() => page.locator('#chaos-state').textContent())
+      .toBe('org-1 has no chaos of its own.')
+    expect(server.core.chaos.read('org-1')).toBeNull()
+    expect(problems).toEqual([])
+    await context.close()
+  }, 30_000)
+
   it('arms a failure case from its list, and the journal shows the failure the call met', async () => {
     const { context, page, problems } = await openInspector(browser, server.url)
     await page.locator('#panels').waitFor()

@@ -10,6 +10,7 @@ import {
   waitForOutput,
 } from '../support/cli-process.ts'
 import { expectDeleted, expectError, expectIdentified } from '../support/expect-body.ts'
+import { mockHealth } from '../support/mock-health.ts'
 
 const run = promisify(execFile)
 
@@ -46,7 +47,7 @@ describe('identify-api-mock serve', () => {
     await expectIdentified(created)
 
     const health = await fetch(`${url}/__mock/health`)
-    expect(await health.json()).toEqual({ status: 'ok' })
+    expect(await health.json()).toEqual(mockHealth())
     const state = await (await fetch(`${url}/__mock/state`)).json()
     expect(Object.keys(state)).toEqual(
       expect.arrayContaining([

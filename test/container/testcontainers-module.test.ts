@@ -60,6 +60,12 @@ describe.skipIf(skipped !== undefined)(
         await tenant.failNext('identify', { status: 500 })
         expect((await identify(mock, tenant.apiKey, tenant.orgId)).status).toBe(500)
         await expect(tenant).toHaveIdentified({ id: 'left' }, { status: 500, times: 1 })
+        // Snapshots through the module's client, as through connectMockApi.
+        await tenant.saveSnapshot('before')
+        await tenant.putUser('later', { registrationStatus: 'archived' })
+        await tenant.restoreSnapshot('before')
+        await expect(tenant.getUser('later')).rejects.toMatchObject({ status: 404 })
+        expect(await tenant.snapshots()).toEqual([expect.objectContaining({ name: 'before' })])
       } finally {
         await mock.stop()
       }

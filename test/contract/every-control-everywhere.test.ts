@@ -6,12 +6,14 @@ import {
   controlRows,
   type InProcessControls,
   type Tenant,
+  type TenantMethodName,
 } from '../../src/control/control-surfaces.ts'
 import type { ControlTable } from '../../src/control/control-table.ts'
 import { createMockApi, type MockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { controlsDoc } from '../support/controls-doc.ts'
 import { sendRaw } from '../support/http-client.ts'
+import { mockHealth } from '../support/mock-health.ts'
 
 /**
  * Every row of the control table is a route over HTTP, a method in-process and through
@@ -35,17 +37,30 @@ type Calls = {
   [N in RowNames<ControlTable>]: (world: World) => unknown[]
 }
 
-/** Arguments for each tenant method, after the tenant's `orgId`. */
+/** The member of `T` a dotted name reaches: `webhooks.add` is `T['webhooks']['add']`. */
+type At<T, N extends string> = N extends `${infer Group}.${infer Rest}`
+  ? Group extends keyof T
+    ? At<T[Group], Rest>
+    : never
+  : N extends keyof T
+    ? T[N]
+    : never
+
+/** Arguments for each tenant method (by its dotted name), after the tenant's `orgId`. */
 type TenantCalls = {
-  [N in Exclude<keyof Tenant, 'orgId' | 'apiKey' | 'baseUrl' | 'calls'>]: (
+  [N in TenantMethodName]: (
     world: World,
-  ) => Parameters<Tenant[N]>
+  ) => At<Tenant, N> extends (...args: infer A) => unknown ? A : never
 }
 
-/** What a round of calls works on: an organisation of its own, and a webhook endpoint. */
+/**
+ * What a round of calls works on: an organisation of its own, and two webhook endpoints of the
+ * mock's (the second one a tenant tries to remove).
+ */
 interface World {
   orgId: string
   endpointId: string
+  keptEndpointId: string
 }
 
 const calls: Calls = {
@@ -60,14 +75,24 @@ const calls: Calls = {
   clock: () => [],
   setClock: () => [{ real: true }],
   advanceClock: () => [0],
+  chaos: () => [],
+  setChaos: () => [{ rate: 0, cases: ['delete-reset'], seed: 3 }],
+  clearChaos: () => [],
   'organisations.list': () => [],
   'organisations.create': () => [{ users: 1 }],
   'organisations.putUser': ({ orgId }) => [orgId, 'ada', { registrationStatus: 'archived' }],
   'organisations.setShapes': ({ orgId }) => [orgId, 'varied'],
   'organisations.setLatency': ({ orgId }) => [orgId, { fixedMs: 0 }],
+  'organisations.snapshots': ({ orgId }) => [orgId],
+  'organisations.saveSnapshot': ({ orgId }) => [orgId, 'everywhere'],
+  'organisations.restoreSnapshot': ({ orgId }) => [orgId, 'everywhere'],
+  'organisations.dropSnapshot': ({ orgId }) => [orgId, 'everywhere'],
   'organisations.clock': ({ orgId }) => [orgId],
   'organisations.setClock': ({ orgId }) => [orgId, { frozenAt: '2030-01-01T00:00:00Z' }],
   'organisations.advanceClock': ({ orgId }) => [orgId, 1000],
+  'organisations.chaos': ({ orgId }) => [orgId],
+  'organisations.setChaos': ({ orgId }) => [orgId, { rate: 0.5, seed: 4, calls: 10 }],
+  'organisations.clearChaos': ({ orgId }) => [orgId],
   'organisations.listUsers': ({ orgId }) => [orgId, { q: 'ada' }],
   'organisations.getUser': ({ orgId }) => [orgId, 'ada'],
   'organisations.deleteUser': ({ orgId }) => [orgId, 'ada'],
@@ -97,10 +122,22 @@ const tenantCalls: TenantCalls = {
   clock: () => [],
   setClock: () => [{ frozenAt: '2030-01-01T00:00:00Z' }],
   advanceClock: () => [1500],
+  setChaos: () => [{ rate: 1, cases: ['identify-slow'], seed: 5 }],
+  chaos: () => [],
+  clearChaos: () => [],
   listUsers: () => [{}],
   getUser: () => ['ada'],
   deleteUser: () => ['ada'],
   coverage: () => [],
+  saveSnapshot: () => ['mine'],
+  snapshots: () => [],
+  fork: () => ['mine'],
+  restoreSnapshot: () => ['mine'],
+  dropSnapshot: () => ['mine'],
+  'webhooks.add': () => [{ url: 'http://127.0.0.1:9/tenant-webhooks' }],
+  'webhooks.list': () => [],
+  'webhooks.deliveries': () => [],
+  'webhooks.remove': ({ keptEndpointId }) => [keptEndpointId],
   remove: () => [],
 }
 
@@ -118,7 +155,8 @@ function methodAt(surface: object, path: string[]): (...args: unknown[]) => unkn
 async function callEveryRow(surface: MockApi | MockApiClient) {
   const created = await surface.organisations.create()
   const endpoint = await surface.webhooks.add({ url: 'http://127.0.0.1:9/webhooks' })
-  const world: World = { orgId: created.orgId, endpointId: endpoint.id }
+  const kept = await surface.webhooks.add({ url: 'http://127.0.0.1:9/kept' })
+  const world: World = { orgId: created.orgId, endpointId: endpoint.id, keptEndpointId: kept.id }
   const ordered = controlRows().sort(
     (a, b) => Number(a.name === 'organisations.remove') - Number(b.name === 'organisations.remove'),
   )
@@ -133,11 +171,11 @@ async function callEveryRow(surface: MockApi | MockApiClient) {
     (a, b) => Number(a === 'remove') - Number(b === 'remove'),
   ) as (keyof TenantCalls)[]
   for (const name of tenantOrder) {
-    const method = tenant[name] as (...args: unknown[]) => Promise<unknown>
-    expect(method, `tenant.${name}`).toBeTypeOf('function')
+    const method = methodAt(tenant, name.split('.'))
     tenantResults[name] = await method(...tenantCalls[name](world))
   }
-  return { results, tenantResults, tenant }
+  const endpoints = await surface.webhooks.list()
+  return { results, tenantResults, tenant, endpoints: endpoints.map(({ id }) => id), world }
 }
 
 let server: RunningServer
@@ -164,7 +202,7 @@ describe('every row of the control table', () => {
       kind: 'reset',
       applied: true,
     })
-    expect(overHttp.results.health).toEqual({ status: 'ok' })
+    expect(overHttp.results.health).toEqual(mockHealth())
     for (const results of [inProcess.results, overHttp.results]) {
       expect(results.redeemToken).toEqual({ ok: false, reason: 'unknown' })
       // Read before it was cleared: the fault failNext queued for the organisation.
@@ -176,6 +214,16 @@ describe('every row of the control table', () => {
         mode: 'frozen',
       })
       expect(results.advanceClock).toMatchObject({ mode: 'running' })
+      expect(results['organisations.saveSnapshot']).toMatchObject({ name: 'everywhere', users: 1 })
+      expect(results.setChaos).toEqual({
+        rate: 0,
+        cases: ['delete-reset'],
+        seed: 3,
+        drawn: 0,
+        failed: 0,
+      })
+      expect(results['organisations.setChaos']).toMatchObject({ rate: 0.5, seed: 4, calls: 10 })
+      expect(results.clearChaos).toBeUndefined()
     }
     expect(overHttp.tenantResults.putUser).toEqual({ created: true })
     expect(inProcess.tenantResults.putUser).toEqual({ created: true })
@@ -204,6 +252,33 @@ describe('every row of the control table', () => {
         now: '2030-01-01T00:00:01.500Z',
         mode: 'frozen',
       })
+      expect(tenantResults.snapshots).toEqual([expect.objectContaining({ name: 'mine' })])
+      // A fork comes back as a tenant handle of its own, on the same base URL.
+      const fork = tenantResults.fork as Tenant
+      expect(fork.orgId).not.toBe(tenant.orgId)
+      expect(fork.baseUrl).toBe(tenant.baseUrl)
+      // Its own organisation, without the snapshots of the one it was forked from.
+      expect(await fork.snapshots()).toEqual([])
+      await fork.remove()
+      expect(tenantResults.chaos).toEqual({
+        rate: 1,
+        cases: ['identify-slow'],
+        seed: 5,
+        drawn: 0,
+        failed: 0,
+      })
+      // The tenant's endpoint is its organisation's; the mock's is not the tenant's to remove.
+      const added = tenantResults['webhooks.add'] as { id: string }
+      expect(added).toMatchObject({ orgId: tenant.orgId, secret: expect.stringMatching(/^whsec_/) })
+      expect(tenantResults['webhooks.list']).toEqual([
+        expect.objectContaining({ id: added.id, orgId: tenant.orgId }),
+      ])
+      expect(tenantResults['webhooks.remove']).toBe(false)
+    }
+    // The tenant's removal took its endpoint; the mock's stayed.
+    for (const { endpoints, world, tenantResults } of [inProcess, overHttp]) {
+      expect(endpoints).toContain(world.keptEndpointId)
+      expect(endpoints).not.toContain((tenantResults['webhooks.add'] as { id: string }).id)
     }
     // The tenant's remove ran last: its organisation is gone on both.
     await expect(overHttp.tenant.reset()).rejects.toMatchObject({ status: 404 })

@@ -12,6 +12,7 @@ import {
   prototypeNames,
 } from '../support/arbitraries.ts'
 import { keepAliveAgent, sendRaw } from '../support/http-client.ts'
+import { mockHealth } from '../support/mock-health.ts'
 import { describeProperties, propertyParameters } from '../support/properties.ts'
 import { fixedNow, identifyCalls } from '../support/property-world.ts'
 import { httpWayIn } from '../support/way-in.ts'
@@ -335,7 +336,7 @@ describe('properties of the control endpoints over HTTP', () => {
           } else expect(answer.status).toBe(400)
         } else if (path === '/__mock/faults' && c.method === 'DELETE') {
           expect({ status: answer.status, text: answer.text }).toEqual({ status: 204, text: '' })
-        } else if (path === '/__mock/health') expect(body).toEqual({ status: 'ok' })
+        } else if (path === '/__mock/health') expect(body).toEqual(mockHealth())
         else if (path === '/__mock/requests' || path === '/__mock/faults') expect(body).toEqual([])
         else if (path === '/__mock') {
           expect(answer.status).toBe(308)

@@ -20,8 +20,8 @@ describeTenantHandles('the server, through connectMockApi', async () => {
   return { api: connectMockApi(server.url), fetch, close: server.close }
 })
 
-// Starting a container takes seconds, more on a busy machine.
-vi.setConfig({ hookTimeout: 60_000 })
+// Starting a container takes seconds, and a webhook step waits for its deliveries: more on a busy machine.
+vi.setConfig({ hookTimeout: 60_000, testTimeout: 60_000 })
 
 if (noContainers) {
   describe.skip(`tenant handles: the container image (skipped: ${noContainers})`, () => {
@@ -36,6 +36,7 @@ if (noContainers) {
       close: async () => {
         await container.stop()
       },
+      reachesLoopback: false,
     }
   })
 }

@@ -1,7 +1,8 @@
-import type { MockApiClient } from 'identify-api-mock/client'
+import { failureCases, type MockApiClient } from 'identify-api-mock/client'
 import type { StartedIdentifyApiMockContainer } from 'identify-api-mock/testcontainers'
+import { failureCases as vitestServerCases } from 'identify-api-mock/vitest-server'
 import { describe, expectTypeOf, it } from 'vitest'
-import type { Call, MockApi, Tenant } from '../../src/root/index.ts'
+import type { Call, FailureCaseName, MockApi, Tenant } from '../../src/root/index.ts'
 
 /**
  * `T`'s methods as a client over HTTP has them: the same arguments, each result awaited (and a
@@ -64,5 +65,13 @@ describe('MockApiClient', () => {
       Promise<Tenant>
     >()
     expectTypeOf<ReturnType<MockApi['organisations']['create']>>().toEqualTypeOf<Promise<Tenant>>()
+  })
+
+  it('gives the failure cases as static data, each name typed as a case, for a tenant to fail with', () => {
+    expectTypeOf(failureCases[0]?.name).toEqualTypeOf<FailureCaseName | undefined>()
+    expectTypeOf(vitestServerCases).toEqualTypeOf(failureCases)
+    expectTypeOf<Tenant['failNext']>().toBeCallableWith('delete-reset-applied')
+    type CaseName = (typeof failureCases)[number]['name']
+    expectTypeOf<CaseName>().toExtend<Parameters<Tenant['failNext']>[0]>()
   })
 })

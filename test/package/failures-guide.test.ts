@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { connectMockApi } from '../../src/client/connect-mock-api.ts'
 import { failureCases } from '../../src/core/failure-cases.ts'
 import { startServer } from '../../src/server/server.ts'
-import { codeBlocks, docSection } from '../support/docs.ts'
+import { type CliProcess, runCli, waitForOutput } from '../support/cli-process.ts'
+import { codeBlocks, docSection, runBlock } from '../support/docs.ts'
 import { failuresGuide, failuresGuidePath } from '../support/failures-doc.ts'
 
 const guide = 'docs/guides/failures.md'
@@ -32,6 +34,46 @@ describe('the failures guide', () => {
     expect(read('docs/guides/behaviour.md')).toContain('(failures.md)')
     expect(read('README.md')).toContain('(docs/guides/failures.md)')
   })
+})
+
+describe("the guide's chaos recipes", () => {
+  it('starts each development server of the shell block, its chaos as the line sets it', async () => {
+    const [block = ''] = codeBlocks(guide, '## Chaos', 'sh')
+    const lines = block.trim().split('\n')
+    expect(lines.length).toBeGreaterThan(1)
+    for (const line of lines) {
+      const [npx, bin, ...args] = line.split(/\s+/)
+      expect([npx, bin]).toEqual(['npx', 'identify-api-mock'])
+      const cli: CliProcess = runCli([...args, '--port', '0'])
+      try {
+        const [, url = ''] = await waitForOutput(cli, /listening on (http:\/\/\S+)/)
+        const [, printed = ''] = await waitForOutput(cli, /--chaos-seed (\d+);/)
+        const flag = (name: string) => args[args.indexOf(name) + 1]
+        const chaos = await connectMockApi(url).chaos()
+        expect(chaos).toMatchObject({ rate: Number(flag('--chaos')), seed: Number(printed) })
+        if (args.includes('--chaos-seed')) expect(chaos?.seed).toBe(Number(flag('--chaos-seed')))
+        if (args.includes('--chaos-cases')) {
+          expect(chaos?.cases).toEqual(flag('--chaos-cases')?.split(','))
+        }
+      } finally {
+        cli.child.kill('SIGKILL')
+        await cli.exit
+      }
+    }
+  }, 60_000)
+
+  it('replays a seed: the same calls meet the same failures, and some do', async () => {
+    const [block = ''] = codeBlocks(guide, '## Chaos', 'ts')
+    const { first, again } = (await runBlock(block, ['first', 'again'])) as {
+      first: string[]
+      again: string[]
+    }
+    expect(first).toHaveLength(50)
+    expect(again).toEqual(first)
+    expect(first.filter((met) => ['500', '503', 'TypeError'].includes(met)).length).toBeGreaterThan(
+      0,
+    )
+  }, 60_000)
 })
 
 const pytest = spawnSync('python3', ['-m', 'pytest', '--version']).status === 0

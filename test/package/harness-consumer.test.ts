@@ -6,8 +6,9 @@ import { dirname, join } from 'node:path'
 import { promisify, stripVTControlCharacters } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { shapeCases } from '../../src/api/shape-cases.ts'
+import { failureCases } from '../../src/core/failure-cases.ts'
 import { containers, noContainers } from '../support/container.ts'
-import { codeBlocks, repoRoot } from '../support/docs.ts'
+import { codeBlocks, jestReceiverOf, repoRoot } from '../support/docs.ts'
 import { freePort } from '../support/free-port.ts'
 import { python, pythonExamplePassed } from '../support/python-example.ts'
 
@@ -15,8 +16,8 @@ import { python, pythonExamplePassed } from '../support/python-example.ts'
  * The harness entries as a consumer receives them, from the packed package in scratch projects
  * outside the repository: today's vitest with four workers on the shared server, on the port an
  * environment variable gives (as a CI job with a port range does), eight test files each with its
- * own tenant, three runs in a row (the many-tests guide's config and test file as they stand), and
- * the same with jest; each run ends with the table of its contract coverage, writes it as JSON and
+ * own tenant and its own webhook receiver, which must get exactly its own file's events, five runs
+ * in a row (the many-tests guide's config and test files as they stand), and the same with jest; each run ends with the table of its contract coverage, writes it as JSON and
  * Markdown when the environment asks, and fails under a threshold; a test file run without the
  * setup fails with the one line naming it; and the
  * Testcontainers module with only the package, `testcontainers` and the engine, its image built
@@ -40,7 +41,7 @@ const npm = (args: string[], cwd: string, { warnings = false } = {}) =>
     { cwd, env, maxBuffer: 1 << 26 },
   )
 
-const [vitestConfig = '', testFile = '', perCaseFile = ''] = codeBlocks(
+const [vitestConfig = '', testFile = '', perCaseFile = '', perFailureCaseFile = ''] = codeBlocks(
   'docs/guides/many-tests.md',
   '## One server for every vitest worker',
   'ts',
@@ -48,6 +49,12 @@ const [vitestConfig = '', testFile = '', perCaseFile = ''] = codeBlocks(
 const jestSection = '## One server for every jest worker'
 const [jestConfig = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'js')
 const [jestSpec = ''] = codeBlocks('docs/guides/many-tests.md', jestSection, 'ts')
+const [receiverFile = ''] = codeBlocks(
+  'docs/guides/many-tests.md',
+  '## A webhook receiver per test file',
+  'ts',
+)
+const jestReceiverFile = jestReceiverOf(receiverFile)
 const [containerBlock = ''] = codeBlocks('docs/guides/container.md', '## Testcontainers', 'ts')
 const skipContainers =
   noContainers ??
@@ -110,15 +117,21 @@ function expectCoverage(stdout: string, dir: string, round: number) {
   )
 }
 
-/** A threshold no suite of the guide's test files meets: none of them raises a webhook event. */
+/**
+ * A threshold no suite of the guide's test files meets: their receivers answer every delivery at
+ * once, so no retry nor any given-up delivery is met (2 event types and the first attempt of 5).
+ */
 const threshold = { IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'webhooks=100' }
 
 /** The run under {@link threshold} failed, saying which group fell short. */
 function expectBelowThreshold({ code, output }: { code: number; output: string }) {
   expect(code).toBe(1)
   expect(output).toContain('identify-api-mock: contract coverage below its threshold:')
-  expect(output).toMatch(/webhooks: 0 % of its answers met \(0\/\d+\), below 100 %/)
+  expect(output).toMatch(/webhooks: 60 % of its answers met \(3\/5\), below 100 %/)
 }
+
+/** The runs in a row of each runner: each receiver of each must get exactly its own deliveries. */
+const rounds = 5
 
 describe('the harness entries of the packed package', () => {
   let tarball = ''
@@ -137,13 +150,18 @@ describe('the harness entries of the packed package', () => {
     expect(readFileSync(join(dir, 'package.json'), 'utf8')).not.toMatch(/allowScripts/)
   }, 300_000)
 
-  it('runs 8 test files in 4 vitest workers on one shared server on the port the environment gives, a tenant each, 3 runs in a row', async () => {
+  it(`runs 8 test files in 4 vitest workers on one shared server on the port the environment gives, a tenant and a webhook receiver each, ${rounds} runs in a row`, async () => {
+    // Each file's receiver gets exactly its file's events (the guide's receiver file checks it).
     const specs = Object.fromEntries(
-      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, `${testFile}${onThePort}`]),
+      Array.from({ length: 8 }, (_, i) => [
+        `tenant-${i + 1}.spec.ts`,
+        `${receiverFile}${onThePort}`,
+      ]),
     )
     const dir = project('vitest', {
       'vitest.config.ts': vitestConfig,
       ...specs,
+      'identify.spec.ts': `${testFile}${onThePort}`,
       // The guide's recipe for a suite run once per answer-shape case, as it stands.
       'answer-shapes.spec.ts': perCaseFile,
       'no-setup/vitest.config.ts': 'export default {}\n',
@@ -158,7 +176,7 @@ describe('the harness entries of the packed package', () => {
       '--exclude',
       'no-setup/**',
     ]
-    for (let round = 1; round <= 3; round++) {
+    for (let round = 1; round <= rounds; round++) {
       const port = await freePort()
       const { stdout } = await run(node26, vitest, {
         cwd: dir,
@@ -172,10 +190,10 @@ describe('the harness entries of the packed package', () => {
       expectCoverage(report, dir, round)
       expect({ round, files: report.match(/Test Files +(.*)/)?.[1] }).toEqual({
         round,
-        files: '9 passed (9)',
+        files: '10 passed (10)',
       })
-      // 8 files of 4 tests, and 2 tests for each answer-shape case.
-      const tests = 8 * 4 + 2 * shapeCases.length
+      // 8 receiver files of 3 tests, the identify file's 4, and 2 tests for each answer-shape case.
+      const tests = 8 * 3 + 4 + 2 * shapeCases.length
       expect(report).toMatch(new RegExp(`Tests +${tests} passed \\(${tests}\\)`))
     }
     expectBelowThreshold(await runToEnd(vitest, { cwd: dir, env: { ...env, ...threshold } }))
@@ -189,11 +207,96 @@ describe('the harness entries of the packed package', () => {
     )
   }, 600_000)
 
-  it('runs 8 test files in 4 jest workers on one shared server on the port the environment gives, a tenant each, 3 runs in a row', async () => {
-    // The guide's config and test file as they stand; the file without the setup has a config
+  it("reports loudly and early: a threshold typo and a bad variable in one line before any test, a failed threshold as the run's last lines and in the Markdown, the default report within 15 lines, it.each(failureCases) at collection time", async () => {
+    const dir = project('vitest-reports', {
+      'vitest.config.ts': vitestConfig,
+      'tenant.spec.ts': testFile,
+      // The guide's recipe for a test per failure case, the list imported where tests are collected.
+      'failure-cases.spec.ts': perFailureCaseFile,
+    })
+    await npm(['install', '-D', 'vitest', tarball], dir)
+    /** A vitest run, stdout and stderr in one stream as a terminal shows them, in their order. */
+    const vitest = async (variables: Record<string, string> = {}) => {
+      const port = await freePort()
+      const oneStream = [
+        "const { spawnSync } = require('node:child_process')",
+        "const args = ['node_modules/vitest/vitest.mjs', 'run', '--maxWorkers', '2']",
+        "process.exit(spawnSync(process.execPath, args, { stdio: ['ignore', 1, 1] }).status ?? 1)",
+      ].join('\n')
+      const { code, output } = await runToEnd(['-e', oneStream], {
+        cwd: dir,
+        env: { ...env, IDENTIFY_API_MOCK_PORT: String(port), ...variables },
+      })
+      return { code, output: stripVTControlCharacters(output) }
+    }
+    const groups = 'identify, delete, answer-shapes, web-view, webhooks, failures'
+
+    // A typo in a threshold: one line naming the groups, and no test run.
+    const typo = await vitest({ IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=10,delet=50' })
+    expect(typo.code).toBe(1)
+    expect(typo.output).toContain(
+      `identify-api-mock: IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: no group "delet" (the groups are ${groups})\n`,
+    )
+    expect(typo.output).not.toMatch(/✓|Test Files|Tests +\d|Unhandled|❯/)
+
+    // A bad value of a documented variable: one line naming it, no stack, no box.
+    const badPort = await vitest({ IDENTIFY_API_MOCK_PORT: 'abc' })
+    expect(badPort.code).toBe(1)
+    const portLines = badPort.output
+      .split('\n')
+      .filter((line) => line.trim() !== '' && !/^ RUN +v\d/.test(line))
+    expect(portLines).toEqual([
+      expect.stringMatching(
+        /^identify-api-mock: .*'IDENTIFY_API_MOCK_PORT'.* is invalid\. expected a whole number from 0 to 65535\.$/,
+      ),
+    ])
+
+    // A passing run: the failure cases collected as tests, and a report of at most 15 lines.
+    const passing = await vitest()
+    expect(passing.code, passing.output).toBe(0)
+    const perCase = failureCases.filter(
+      (c) => c.operation === 'identify' && (c.kind === 'status' || c.kind === 'gateway'),
+    ).length
+    expect(passing.output).toMatch(new RegExp(`Tests +${3 + perCase} passed \\(${3 + perCase}\\)`))
+    const report = passing.output.slice(
+      passing.output.indexOf('identify-api-mock: the clients met'),
+    )
+    expect(report.trimEnd().split('\n').length).toBeLessThanOrEqual(15)
+    expect(report).toMatch(/^Never met: \d+ \(/m)
+
+    // A threshold not met: the run's last lines, exit code 1, and the Markdown and JSON say it.
+    const files = coverageFiles(dir)
+    const failing = await vitest({
+      ...files,
+      IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=10,web-view=100',
+    })
+    expect(failing.code).toBe(1)
+    expect(failing.output).toMatch(/Tests +\d+ passed/)
+    expect(failing.output).not.toMatch(/error during close|Unhandled/)
+    expect(failing.output.trimEnd().split('\n').slice(-3)).toEqual([
+      'identify-api-mock: contract coverage below its threshold:',
+      '  web view: 0 % of its answers met (0/5), below 100 %',
+      'identify-api-mock: the run fails (exit code 1), however its tests went',
+    ])
+    const markdown = readFileSync(files.IDENTIFY_API_MOCK_COVERAGE_MARKDOWN, 'utf8')
+    expect(markdown).toContain(
+      '**The run failed: contract coverage below its threshold.**\n\n- web view: 0 % of its answers met (0/5), below 100 %',
+    )
+    const json = JSON.parse(readFileSync(files.IDENTIFY_API_MOCK_COVERAGE_JSON, 'utf8'))
+    expect(json.thresholds).toEqual([
+      expect.objectContaining({ group: 'identify', least: 10, passed: true }),
+      expect.objectContaining({ group: 'web view', least: 100, met: 0, passed: false }),
+    ])
+  }, 600_000)
+
+  it(`runs 8 test files in 4 jest workers on one shared server on the port the environment gives, a tenant and a webhook receiver each, ${rounds} runs in a row`, async () => {
+    // The guide's config and test files as they stand; the file without the setup has a config
     // without the entries.
     const specs = Object.fromEntries(
-      Array.from({ length: 8 }, (_, i) => [`tenant-${i + 1}.spec.ts`, `${jestSpec}${onThePort}`]),
+      Array.from({ length: 8 }, (_, i) => [
+        `tenant-${i + 1}.spec.ts`,
+        `${jestReceiverFile}${onThePort}`,
+      ]),
     )
     const withoutSetup = jestConfig
       .split('\n')
@@ -202,12 +305,13 @@ describe('the harness entries of the packed package', () => {
     const dir = project('jest', {
       'jest.config.js': jestConfig,
       ...specs,
+      'identify.spec.ts': `${jestSpec}${onThePort}`,
       'no-setup/jest.config.js': withoutSetup,
       'no-setup/tenant.spec.ts': jestSpec,
     })
     await npm(['install', '-D', 'jest@30', '@babel/preset-typescript@7', tarball], dir)
     const jest = ['--experimental-vm-modules', join(dir, 'node_modules/jest/bin/jest.js'), '--ci']
-    for (let round = 1; round <= 3; round++) {
+    for (let round = 1; round <= rounds; round++) {
       const port = await freePort()
       const args = [...jest, '--maxWorkers', '4', '--testPathIgnorePatterns', '/no-setup/']
       const { stdout, stderr } = await run(node26, args, {
@@ -221,9 +325,10 @@ describe('the harness entries of the packed package', () => {
       expectCoverage(stdout, dir, round)
       expect({ round, suites: stderr.match(/Test Suites: +(.*)/)?.[1] }).toEqual({
         round,
-        suites: '8 passed, 8 total',
+        suites: '9 passed, 9 total',
       })
-      expect(stderr).toMatch(/Tests: +24 passed, 24 total/)
+      // 8 receiver files of 3 tests, and the identify file's 3.
+      expect(stderr).toMatch(/Tests: +27 passed, 27 total/)
     }
     const args = [...jest, '--maxWorkers', '4', '--testPathIgnorePatterns', '/no-setup/']
     expectBelowThreshold(await runToEnd(args, { cwd: dir, env: { ...env, ...threshold } }))

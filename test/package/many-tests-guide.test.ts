@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { missingSetup } from '../../src/harness/shared-server.ts'
+import { jestReceiverOf } from '../support/docs.ts'
 
 /** The guide's examples are the files `examples/many-tests` runs, as they are. */
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -13,10 +14,17 @@ const blocks = (lang: string) =>
 describe('docs/guides/many-tests.md', () => {
   it('shows the example data file and the shared-server test file exactly as the examples run them', () => {
     expect(blocks('json')).toEqual([read('examples/many-tests/data.json')])
-    const [config = '', testFile, perCase, jestFile] = blocks('ts')
+    const [config = '', testFile, perCase, perFailureCase, jestFile, receiverFile = ''] =
+      blocks('ts')
     expect(testFile).toEqual(read('examples/shared-server/identify.spec.ts'))
     expect(perCase).toEqual(read('examples/shared-server/answer-shapes.spec.ts'))
+    expect(perFailureCase).toEqual(read('examples/shared-server/failure-cases.spec.ts'))
     expect(jestFile).toEqual(read('examples/jest-shared-server/tenant-1.spec.ts'))
+    expect(receiverFile).toEqual(read('examples/shared-server/webhooks.spec.ts'))
+    // The jest receiver file is the same, its runner's imports aside, as the guide says.
+    expect(read('examples/jest-shared-server/webhooks.spec.ts')).toEqual(
+      jestReceiverOf(receiverFile),
+    )
     // The example's config names the entries by their sources; a project names them by package.
     expect(config).toContain("globalSetup: ['identify-api-mock/vitest-server']")
     expect(config).toContain("setupFiles: ['identify-api-mock/vitest']")

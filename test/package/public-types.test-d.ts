@@ -21,10 +21,13 @@ import {
   type MockApiOptions,
   type MockState,
   type Operation,
+  type OwnedWebhookEndpointInput,
   type RaisedWebhookEvent,
   type RedeemResult,
   type ShapeCase,
   type ShapeForms,
+  type Snapshot,
+  type Tenant,
   type UserProfile,
   type UserProfileInput,
   type userProfileSchema,
@@ -82,6 +85,7 @@ describe('createMockApi', () => {
       | 'learningProgress'
       | 'certificates'
       | 'organisationStarts'
+      | 'organisationSnapshots'
       | 'clocks'
       | 'organisationShapes'
       | 'userShapes'
@@ -95,6 +99,15 @@ describe('createMockApi', () => {
     expectTypeOf<MockApi>().not.toHaveProperty('transact')
     expectTypeOf<MockApi>().not.toHaveProperty('options')
     expectTypeOf<MockApi>().toHaveProperty('queuedFaults')
+  })
+
+  it('gives snapshots and forks on the tenant handle, a fork as a tenant handle', () => {
+    expectTypeOf<Tenant['snapshots']>().returns.toEqualTypeOf<Promise<Snapshot[]>>()
+    expectTypeOf<Tenant['saveSnapshot']>().parameters.toEqualTypeOf<[name: string]>()
+    expectTypeOf<Tenant['fork']>().returns.toEqualTypeOf<Promise<Tenant>>()
+    expectTypeOf<MockApi['organisations']['restoreSnapshot']>().parameters.toEqualTypeOf<
+      [orgId: string, name: string]
+    >()
   })
 
   it('gives a standard fetch, and calls typed by operation', () => {
@@ -170,9 +183,17 @@ describe('api.webhooks and api.events', () => {
   it('are typed from their zod schemas, without any', () => {
     const api = createMockApi()
     expectTypeOf(api.webhooks.add).toEqualTypeOf<
-      (endpoint: WebhookEndpointInput) => WebhookEndpoint
+      (endpoint: OwnedWebhookEndpointInput) => WebhookEndpoint
     >()
-    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<() => WebhookDelivery[]>()
+    expectTypeOf<OwnedWebhookEndpointInput>().toEqualTypeOf<{
+      url: string
+      secret?: string | undefined
+      events?: string[] | undefined
+      orgId?: string | undefined
+    }>()
+    expectTypeOf(api.webhooks.deliveries).toEqualTypeOf<
+      (scope?: { orgId?: string | undefined }) => WebhookDelivery[]
+    >()
     expectTypeOf(api.webhooks.settled).toEqualTypeOf<() => Promise<void>>()
     expectTypeOf(api.events.raise).toEqualTypeOf<
       (input: WebhookEventInput) => Promise<RaisedWebhookEvent>
@@ -182,7 +203,16 @@ describe('api.webhooks and api.events', () => {
       url: string
       secret: string
       events: string[] | null
+      orgId?: string | undefined
     }>()
+    // A tenant's webhooks: its own endpoints, nested under `webhooks` as the table's names say.
+    expectTypeOf<Tenant['webhooks']['add']>().toEqualTypeOf<
+      (endpoint: WebhookEndpointInput) => Promise<WebhookEndpoint>
+    >()
+    expectTypeOf<Tenant['webhooks']['remove']>().toEqualTypeOf<(id: string) => Promise<boolean>>()
+    expectTypeOf<Tenant['webhooks']['deliveries']>().toEqualTypeOf<
+      () => Promise<WebhookDelivery[]>
+    >()
     expectTypeOf<WebhookDelivery['attempts'][number]>().toEqualTypeOf<{
       at: string
       status?: number | undefined

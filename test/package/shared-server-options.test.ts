@@ -51,6 +51,37 @@ describe('the shared server options', () => {
     )
   })
 
+  it("refuse each documented variable's bad value before the server starts, in one line that names it", async () => {
+    const bad: Record<string, string> = {
+      IDENTIFY_API_MOCK_PORT: 'abc',
+      IDENTIFY_API_MOCK_SEED: 'x',
+      IDENTIFY_API_MOCK_MAX_ORGS: '-1',
+      IDENTIFY_API_MOCK_LATENCY: '{"bad":1}',
+      IDENTIFY_API_MOCK_SHAPES: 'sideways',
+      IDENTIFY_API_MOCK_ALLOWED_HOST: 'bad host',
+      IDENTIFY_API_MOCK_CONTROL_TOKEN: 'é',
+      IDENTIFY_API_MOCK_WEBHOOK_URL: 'notaurl',
+      IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=120',
+      IDENTIFY_API_MOCK_COVERAGE_NEVER_MET: 'all',
+    }
+    for (const [variable, value] of Object.entries(bad)) {
+      process.env[variable] = value
+      const error = await startSharedServer().then(
+        async ({ server }) => {
+          await server.close()
+          return undefined
+        },
+        (refused: Error) => refused,
+      )
+      delete process.env[variable]
+      expect({ variable, name: error?.name, stack: error?.stack }).toEqual({
+        variable,
+        name: 'SetupError',
+        stack: expect.stringMatching(new RegExp(`^identify-api-mock: [^\\n]*${variable}[^\\n]*$`)),
+      })
+    }
+  })
+
   it('start the server on the port, host, data file, control token, shapes and token TTL given', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'identify-api-mock-shared-'))
     const dataFile = join(folder, 'data.json')
@@ -94,7 +125,7 @@ describe('the shared server options', () => {
 
   it('refuse a data file that cannot be read in one line that names it', async () => {
     await expect(startSharedServer({ data: '/nowhere/data.json' })).rejects.toThrow(
-      /^\/nowhere\/data\.json: cannot be read: no such file$/,
+      /^identify-api-mock: \/nowhere\/data\.json: cannot be read: no such file$/,
     )
   })
 })

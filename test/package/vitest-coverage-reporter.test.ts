@@ -78,6 +78,7 @@ describe('identify-api-mock/vitest-coverage, with its setup file', () => {
       IDENTIFY_API_MOCK_COVERAGE_JSON: json,
       IDENTIFY_API_MOCK_COVERAGE_MARKDOWN: markdown,
       IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=50',
+      IDENTIFY_API_MOCK_COVERAGE_NEVER_MET: 'list',
     })
     expect(passing.code, passing.output).toBe(0)
     expect(passing.output).toMatch(/the clients met 3 of \d+ answers the API may give/)
@@ -96,7 +97,23 @@ describe('identify-api-mock/vitest-coverage, with its setup file', () => {
 
     const failing = await vitest({ IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=100,delete=1' })
     expect(failing.code).toBe(1)
-    expect(failing.output).toContain('identify: 50 % of its answers met (3/6), below 100 %')
-    expect(failing.output).toContain('delete: 0 % of its answers met (0/5), below 1 %')
+    // The run's last lines, after vitest's summary and the table (its never-met list in counts).
+    expect(failing.output.trimEnd().split('\n').slice(-4)).toEqual([
+      'identify-api-mock: contract coverage below its threshold:',
+      '  identify: 50 % of its answers met (3/6), below 100 %',
+      '  delete: 0 % of its answers met (0/5), below 1 %',
+      'identify-api-mock: the run fails (exit code 1), however its tests went',
+    ])
+    expect(failing.output).toMatch(/\nNever met: \d+ \(identify 3, delete 5, /)
+    expect(failing.output).not.toContain('identify.400')
+  }, 120_000)
+
+  it('stops before any test on a threshold of no group, in one line', async () => {
+    const typo = await vitest({ IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: 'identify=50,delet=10' })
+    expect(typo.code).toBe(1)
+    expect(typo.output).toContain(
+      'identify-api-mock: IDENTIFY_API_MOCK_COVERAGE_THRESHOLDS: no group "delet" (the groups are identify, delete, answer-shapes, web-view, webhooks, failures)\n',
+    )
+    expect(typo.output).not.toMatch(/✓|Test Files|Unhandled|❯/)
   }, 120_000)
 })

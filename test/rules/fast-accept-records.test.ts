@@ -39,6 +39,17 @@ const valid: MockState = {
   ],
   webViewSessions: [{ sessionHash: 'c'.repeat(64), userId: 'u-1', orgId: 'org-1', createdAt: at }],
   organisationStarts: [{ orgId: 'org-9', records: '{"users":[]}' }],
+  organisationSnapshots: [
+    {
+      orgId: 'org-1',
+      name: 'ten-users.v2',
+      createdAt: at,
+      users: 0,
+      bytes: 16,
+      records: '{"users":[]}',
+      settings: '{}',
+    },
+  ],
   organisationShapes: [
     { orgId: 'org-1', shapes: null, variedUsers: 0 },
     { orgId: 'org-2', shapes: 'varied', variedUsers: 12 },

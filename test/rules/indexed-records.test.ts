@@ -55,6 +55,9 @@ function organisation(orgId: string): MockState {
     ],
     webViewSessions: [{ sessionHash: `${orgId}-session-hash`, userId, orgId, createdAt: at }],
     organisationStarts: [{ orgId, records: '{}' }],
+    organisationSnapshots: [
+      { orgId, name: 'saved', createdAt: at, users: 0, bytes: 4, records: '{}', settings: '{}' },
+    ],
     organisationShapes: [{ orgId, shapes: null, variedUsers: 0 }],
     userShapes: [{ userId, shapeCase: 'nulls' }],
     organisationLatencies: [{ orgId, latency: '{"fixedMs":5}' }],
@@ -168,6 +171,7 @@ describe('IndexedRecords', () => {
       signInTokens: 1,
       webViewSessions: 1,
       organisationStarts: 2,
+      organisationSnapshots: 2,
       organisationShapes: 2,
       userShapes: 1,
       organisationLatencies: 2,
@@ -187,6 +191,40 @@ describe('IndexedRecords', () => {
     expect(records.apiKeys.get('a-key-hash')).toBeUndefined()
     expect(records.learningProgress.get('a-user-1')).toBeUndefined()
     expect(records.users.get('b', 'u1')).toBeDefined()
+  })
+
+  it('reads every record of one organisation but the collections skipped, and removes them but those kept', async () => {
+    const records = new IndexedRecords()
+    const a = organisation('a')
+    await records.add(both(a, organisation('b')))
+    const skipped = new Set(['apiKeys', 'organisationSnapshots'] as const)
+    expect(records.organisationRecords('a', skipped)).toEqual({
+      ...a,
+      apiKeys: [],
+      organisationSnapshots: [],
+    })
+    records.removeOrganisation('a', skipped)
+    const left = records.organisationRecords('a', new Set())
+    expect(left).toEqual({
+      ...emptyState(),
+      apiKeys: a.apiKeys,
+      organisationSnapshots: a.organisationSnapshots,
+    })
+    expect(records.organisationSnapshots.get('a', 'saved')).toBeDefined()
+  })
+
+  it('places parsed records as a load does: indexed at once, the same objects', async () => {
+    const records = new IndexedRecords()
+    await records.add(organisation('b'))
+    const a = organisation('a')
+    records.addParsed(a)
+    expect(records.organisationRecords('a', new Set())).toEqual(a)
+    expect(records.usersByUserId.get('a-user-1')).toBe(a.users[0])
+    expect(records.signInTokensByUserId.get('a-user-1')).toEqual(a.signInTokens)
+    await records.adopted
+    expect(records.collections.users.findFirst((q) => q.where({ userId: 'a-user-2' }))).toBe(
+      a.users[1],
+    )
   })
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../src/base/errors.ts'
+import { createRouteMatcher } from '../../src/core/route-matcher.ts'
 import { matchRoute } from '../../src/core/routes.ts'
 
 function errorOf(run: () => unknown) {
@@ -42,5 +43,39 @@ describe('matchRoute', () => {
     ]) {
       expect(errorOf(() => matchRoute('DELETE', path)).code).toBe('notFound')
     }
+  })
+})
+
+describe('createRouteMatcher', () => {
+  const identify = { method: 'POST', path: '/api/v1/users/identify' }
+  const lookUp = { method: 'GET', path: '/api/v1/users/:id' }
+  const remove = { method: 'DELETE', path: '/api/v1/users/:orgId/:id' }
+
+  it('lets a static segment beat a parameter, in either order of the table', () => {
+    for (const table of [
+      [identify, lookUp, remove],
+      [lookUp, remove, identify],
+    ]) {
+      const match = createRouteMatcher(table)
+      expect(errorOf(() => match('GET', '/api/v1/users/identify'))).toEqual({
+        code: 'methodNotAllowed',
+        headers: { allow: 'POST' },
+      })
+      expect(match.methodsAt('/api/v1/users/identify')).toEqual(['POST'])
+      expect(match('POST', '/api/v1/users/identify')).toEqual({ route: identify, params: {} })
+      expect(match('GET', '/api/v1/users/ada')).toEqual({ route: lookUp, params: { id: 'ada' } })
+      expect(match('DELETE', '/api/v1/users/acme/identify')).toEqual({
+        route: remove,
+        params: { orgId: 'acme', id: 'identify' },
+      })
+    }
+  })
+
+  it('decides at the first segment where two paths differ', () => {
+    const early = { method: 'GET', path: '/things/fixed/:x' }
+    const late = { method: 'PUT', path: '/things/:y/fixed' }
+    const match = createRouteMatcher([late, early])
+    expect(match.methodsAt('/things/fixed/fixed')).toEqual(['GET'])
+    expect(match('PUT', '/things/other/fixed')).toEqual({ route: late, params: { y: 'other' } })
   })
 })

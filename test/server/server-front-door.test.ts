@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { expectRefusal, startCli } from '../support/cli-process.ts'
 import { sendRaw } from '../support/http-client.ts'
+import { mockHealth } from '../support/mock-health.ts'
 import { openConnection, writeAll } from '../support/raw-socket.ts'
 
 /**
@@ -88,7 +89,7 @@ describe('bound to loopback (the default)', () => {
         target: '/__mock/health',
         headers: { host },
       })
-      expect({ host, ...answerOf(health) }).toEqual({ host, status: 200, body: { status: 'ok' } })
+      expect({ host, ...answerOf(health) }).toEqual({ host, status: 200, body: mockHealth() })
     }
     for (const host of [
       'mock.internal.attacker.example',
@@ -155,7 +156,7 @@ describe('bound to loopback (the default)', () => {
       target: 'http://mock.internal/__mock/health?x=1',
       headers: { host: 'localhost' },
     })
-    expect(answerOf(health)).toEqual({ status: 200, body: { status: 'ok' } })
+    expect(answerOf(health)).toEqual({ status: 200, body: mockHealth() })
     // The authority is what is checked: a loopback Host does not let a foreign target through.
     const foreign = await identify(
       { host: 'localhost' },

@@ -188,7 +188,7 @@ describe('keep-alive limits', () => {
     try {
       const conn = await openConnection(server.url)
       await writeAll(conn.socket, request)
-      await conn.waitFor(/\{"status":"ok"\}/)
+      await conn.waitFor(/\{"status":"ok","name":"identify-api-mock"/)
       const answered = performance.now()
       expect(conn.received()).toMatch(/connection: keep-alive/i)
       await conn.closed
@@ -220,10 +220,12 @@ describe('keep-alive limits', () => {
     try {
       const conn = await openConnection(server.url)
       await writeAll(conn.socket, request)
-      await conn.waitFor(/\{"status":"ok"\}/)
+      await conn.waitFor(/\{"status":"ok","name":"identify-api-mock"/)
       expect(conn.received()).toMatch(/connection: keep-alive/i)
       await writeAll(conn.socket, request)
-      await conn.waitFor(/\{"status":"ok"\}[\s\S]*\{"status":"ok"\}/)
+      await conn.waitFor(
+        /\{"status":"ok","name":"identify-api-mock"[\s\S]*\{"status":"ok","name":"identify-api-mock"/,
+      )
       await conn.closed
       const second = conn.received().split('HTTP/1.1 ')[2] ?? ''
       expect(second).toMatch(/^200 OK/)

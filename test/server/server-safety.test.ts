@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { expectRefusal, runCli, startCli, waitForOutput } from '../support/cli-process.ts'
 import { expectError, expectIdentified } from '../support/expect-body.ts'
+import { mockHealth } from '../support/mock-health.ts'
 
 /**
  * Safe defaults of the standalone server: the control endpoints can be turned off or put behind a
@@ -47,7 +48,7 @@ describe('startServer({ control: false })', () => {
     const res = await fetch(`${server.url}/__mock/health`)
     expect({ status: res.status, body: await res.json() }).toEqual({
       status: 200,
-      body: { status: 'ok' },
+      body: mockHealth(server.core.instanceId),
     })
     expect((await fetch(`${server.url}/__mock/health`, { method: 'HEAD' })).status).toBe(200)
   })
@@ -108,7 +109,7 @@ describe('startServer({ controlToken })', () => {
     const res = await fetch(`${server.url}/__mock/health`)
     expect({ status: res.status, body: await res.json() }).toEqual({
       status: 200,
-      body: { status: 'ok' },
+      body: mockHealth(server.core.instanceId),
     })
     expect((await fetch(`${server.url}/__mock/health`, { method: 'HEAD' })).status).toBe(200)
   })

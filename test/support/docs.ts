@@ -121,3 +121,11 @@ export function generatedBlock(file: string, name: string, source: string, rende
   }
   return { path, block, whole, write: () => writeFileSync(path, whole()) }
 }
+
+/** The guide's vitest receiver file as a jest file: `useTenant` and the hooks from jest's entries. */
+export function jestReceiverOf(vitestFile: string): string {
+  return vitestFile.replace(
+    "import { useTenant } from 'identify-api-mock/vitest-server'\nimport { afterAll, beforeAll, expect, it } from 'vitest'",
+    "import { afterAll, beforeAll, expect, it } from '@jest/globals'\nimport { useTenant } from 'identify-api-mock/jest-server'",
+  )
+}

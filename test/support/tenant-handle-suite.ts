@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { OrganisationInput } from '../../src/api/data-file.ts'
 import { matchers } from '../../src/matchers/matchers.ts'
 import {
@@ -9,6 +9,7 @@ import {
   type ShapeCase,
   type Tenant,
 } from '../../src/root/index.ts'
+import { startReceiver } from './webhook-delivery.ts'
 
 expect.extend(matchers)
 
@@ -28,6 +29,8 @@ export interface HarnessTransport {
   api: HarnessApi
   fetch: typeof fetch
   close(): Promise<void>
+  /** `false` where the mock cannot reach a receiver on this host's loopback (a container). */
+  reachesLoopback?: false
 }
 
 /**
@@ -192,6 +195,42 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
             tenant.raiseEvent({ type: 'user.course.started', id: 'nobody' }),
           ).rejects.toMatchObject({ status: 404, message: 'User not found' })
         },
+        webhooks: async (tenant, other) => {
+          const receiver = await startReceiver()
+          try {
+            const endpoint = await tenant.webhooks.add({ url: receiver.url })
+            expect(endpoint).toMatchObject({ orgId: tenant.orgId, secret: /^whsec_/ })
+            expect((await tenant.webhooks.list()).map(({ id }) => id)).toEqual([endpoint.id])
+            // Another tenant neither sees it nor removes it.
+            expect((await other.webhooks.list()).map(({ id }) => id)).not.toContain(endpoint.id)
+            expect(await other.webhooks.remove(endpoint.id)).toBe(false)
+            const raised = [
+              await tenant.raiseEvent({ type: 'notifications.sent', id: 'ada' }),
+              await tenant.raiseEvent({ type: 'user.course.started', id: 'ada' }),
+            ]
+            const own = raised.map(({ id }) => id)
+            await vi.waitFor(
+              async () => {
+                const deliveries = await tenant.webhooks.deliveries()
+                // From a container, a receiver on this host's loopback is out of reach.
+                const reached = mock.reachesLoopback === false ? expect.any(Boolean) : true
+                expect(deliveries.map(({ id, delivered }) => [id, delivered])).toEqual(
+                  own.map((id) => [id, reached]),
+                )
+              },
+              { timeout: 30_000, interval: 50 },
+            )
+            if (mock.reachesLoopback !== false) {
+              expect(receiver.received.map(({ headers }) => headers['svix-id'])).toEqual(own)
+            }
+            const others = await other.webhooks.deliveries()
+            expect(others.filter(({ endpoint: id }) => id === endpoint.id)).toEqual([])
+            expect(await tenant.webhooks.remove(endpoint.id)).toBe(true)
+            expect(await tenant.webhooks.list()).toEqual([])
+          } finally {
+            await receiver.close()
+          }
+        },
         failNext: async (tenant) => {
           await tenant.failNext('identify', { status: 500 })
           await tenant.failNext('delete', { status: 404, id: 'ada' })
@@ -245,6 +284,24 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           expect((await tenant.requests()).at(-1)).toMatchObject({ delayMs: 5 })
           await tenant.setLatency(null)
         },
+        setChaos: async (tenant) => {
+          const chaos = { rate: 1, cases: ['identify-gateway-503' as const], seed: 7 }
+          expect(await tenant.setChaos(chaos)).toEqual({ ...chaos, drawn: 0, failed: 0 })
+          // The other tenant, running the same steps meanwhile, never meets this one's chaos.
+          expect(await statusOf(identify(tenant, 'ada'))).toBe(503)
+          expect((await tenant.requests()).at(-1)).toMatchObject({
+            status: 503,
+            failure: { kind: 'gateway', case: 'identify-gateway-503', chaos: true },
+          })
+        },
+        chaos: async (tenant) => {
+          expect(await tenant.chaos()).toMatchObject({ seed: 7, drawn: 1, failed: 1 })
+        },
+        clearChaos: async (tenant) => {
+          await tenant.clearChaos()
+          expect(await tenant.chaos()).toBeNull()
+          expect(await statusOf(identify(tenant, 'ada'))).toBe(200)
+        },
         clock: async (tenant) => {
           // The other tenant's clock, set in its own run, is not this one's: it follows the mock's.
           expect(await tenant.clock()).toMatchObject({ mode: 'real' })
@@ -263,6 +320,36 @@ export function describeTenantHandles(name: string, start: () => Promise<Harness
           })
           expect(await tenant.redeemToken(token)).toEqual({ ok: false, reason: 'expired' })
           await tenant.setClock({ real: true })
+        },
+        saveSnapshot: async (tenant) => {
+          expect(await tenant.saveSnapshot('handle')).toMatchObject({ name: 'handle', users: 2 })
+          await expect(tenant.saveSnapshot('handle')).rejects.toMatchObject({ status: 409 })
+        },
+        snapshots: async (tenant) => {
+          expect(await tenant.snapshots()).toEqual([
+            { name: 'handle', createdAt: expect.any(String), users: 2, bytes: expect.any(Number) },
+          ])
+        },
+        fork: async (tenant, other) => {
+          const fork = await tenant.fork('handle')
+          expect(fork.orgId).not.toBe(tenant.orgId)
+          expect(fork.apiKey).not.toBe(tenant.apiKey)
+          expect(await statusOf(identify(fork, 'ada'))).toBe(200)
+          expect((await fork.getUser('kept')).profile.registrationStatus).toBe('archived')
+          await fork.remove()
+          // Only its own organisation's snapshots: the other tenant's fork names its own.
+          await expect(other.fork('no-such-snapshot')).rejects.toMatchObject({ status: 404 })
+        },
+        restoreSnapshot: async (tenant) => {
+          await tenant.deleteUser('ada')
+          await tenant.restoreSnapshot('handle')
+          expect((await tenant.getUser('ada')).profile.registrationStatus).toBe('archived')
+          expect(await tenant.calls()).toEqual([])
+        },
+        dropSnapshot: async (tenant) => {
+          await tenant.dropSnapshot('handle')
+          expect(await tenant.snapshots()).toEqual([])
+          await expect(tenant.dropSnapshot('handle')).rejects.toMatchObject({ status: 404 })
         },
         reset: async (tenant) => {
           await tenant.reset()

@@ -173,7 +173,11 @@ describe('/__mock/webhooks', () => {
     expect(put.headers.get('allow')).toBe('POST, GET, HEAD')
     const post = await control('/__mock/webhooks/deliveries', { body: {} })
     expect(post.status).toBe(405)
-    expect(post.headers.get('allow')).toBe('GET, DELETE, HEAD')
+    // The static `deliveries` beats the endpoint's `:id`: its path is the deliveries', not an endpoint's.
+    expect(post.headers.get('allow')).toBe('GET, HEAD')
+    const removeDeliveries = await control('/__mock/webhooks/deliveries', { method: 'DELETE' })
+    expect(removeDeliveries.status).toBe(405)
+    expect(removeDeliveries.headers.get('allow')).toBe('GET, HEAD')
     expect((await control('/__mock/webhooks/%zz', { method: 'DELETE' })).status).toBe(404)
   })
 

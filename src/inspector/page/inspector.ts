@@ -6,7 +6,10 @@
  * what a poll renders is never older than the action before it. It imports only types of the
  * server's modules.
  */
+
+import type { ChaosReading } from '../../api/chaos-setting.ts'
 import type { ClockReading } from '../../api/clock-schemas.ts'
+import type { Snapshot } from '../../api/snapshot-schemas.ts'
 import type { CoverageReport } from '../../core/coverage.ts'
 import type { QueuedFaultView } from '../../core/faults.ts'
 import type { JournalEntry } from '../../core/journal.ts'
@@ -56,6 +59,7 @@ const view = {
   journalSignature: '',
   webhookSignature: '',
   coverageSignature: '',
+  snapshotSignature: '',
   paused: false,
   busy: 0,
 }
@@ -286,7 +290,10 @@ form('user-search').addEventListener('submit', (event) => event.preventDefault()
 select('org-select').addEventListener('change', () => {
   view.orgId = select('org-select').value
   view.offset = 0
-  act(loadUsers)
+  act(async () => {
+    await loadUsers()
+    await loadSnapshots()
+  })
 })
 button('prev-page').addEventListener('click', () => {
   view.offset = Math.max(0, view.offset - config.pageSize)
@@ -504,6 +511,82 @@ async function loadJournal(): Promise<boolean> {
   return true
 }
 
+// Snapshots
+
+/** The chosen organisation's snapshots path, and a snapshot's under it. */
+function snapshotsPath(name?: string): string {
+  const base = `${config.paths.organisations}/${encodeURIComponent(view.orgId)}/snapshots`
+  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`
+}
+
+async function loadSnapshots(): Promise<void> {
+  if (!view.orgId) return
+  const snapshots = await control<Snapshot[]>('GET', snapshotsPath())
+  const signature = view.orgId + JSON.stringify(snapshots)
+  if (signature === view.snapshotSignature) return
+  view.snapshotSignature = signature
+  div('snapshot-empty').hidden = snapshots.length > 0
+  $('snapshot-table', HTMLTableElement).hidden = snapshots.length === 0
+  const action = (text: string, run: () => Promise<unknown>, className = '') => {
+    const node = el('button', { type: 'button', text, className })
+    node.addEventListener('click', () => act(run))
+    return node
+  }
+  tbody('snapshot-table').replaceChildren(
+    ...snapshots.map(({ name, createdAt, users, bytes }) =>
+      el('tr', { 'data-name': name }, [
+        el('td', { className: 'mono', text: name }),
+        el('td', { text: shortTime(createdAt) }),
+        el('td', { text: String(users) }),
+        el('td', { text: String(bytes) }),
+        el('td', {}, [
+          action('Restore', () => restoreSnapshot(name)),
+          action('Fork', () => forkSnapshot(name)),
+          action('Drop', () => dropSnapshot(name), 'danger'),
+        ]),
+      ]),
+    ),
+  )
+}
+
+async function restoreSnapshot(name: string): Promise<void> {
+  await control('POST', `${snapshotsPath(name)}/restore`)
+  say(`${view.orgId} is back at snapshot ${name}.`)
+  closeDetail()
+  view.offset = 0
+  view.journalSignature = ''
+  await refresh()
+}
+
+async function forkSnapshot(name: string): Promise<void> {
+  const from = { orgId: view.orgId, snapshot: name }
+  const { orgId } = await control<{ orgId: string }>('POST', config.paths.organisations, { from })
+  await loadOrganisations()
+  select('org-select').value = orgId
+  view.orgId = orgId
+  view.offset = 0
+  say(`Forked snapshot ${name} as ${orgId}.`)
+  await refresh()
+  await loadUsers()
+}
+
+async function dropSnapshot(name: string): Promise<void> {
+  await control('DELETE', snapshotsPath(name))
+  say(`Snapshot ${name} dropped.`)
+  await loadSnapshots()
+}
+
+form('snapshot-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const name = input('snapshot-name').value
+  act(async () => {
+    await control('POST', snapshotsPath(), { name })
+    input('snapshot-name').value = ''
+    say(`Snapshot ${name} saved.`)
+    await loadSnapshots()
+  })
+})
+
 // Clocks
 
 /** A clock as the page words it: `frozen at …`, `running, …`, `real, …`. */
@@ -542,9 +625,10 @@ function describeFailure(failure: {
   kind?: string | undefined
   status?: number | undefined
   applied?: boolean | undefined
+  chaos?: boolean | undefined
 }): string {
-  const { kind = 'status', status, applied } = failure
-  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}`
+  const { kind = 'status', status, applied, chaos } = failure
+  return `${kind}${status === undefined ? '' : ` ${status}`}${applied ? ', applied' : ''}${chaos ? ' (chaos)' : ''}`
 }
 
 async function loadFaults(): Promise<void> {
@@ -597,6 +681,63 @@ form('fault-form').addEventListener('submit', (event) => {
     await control('POST', config.paths.faults, fault)
     say('Fault queued.')
     await loadFaults()
+  })
+})
+
+// Chaos
+
+/** A chaos as the page words it: `5 % of calls, seed 7: 12 drawn, 1 failed`. */
+function chaosText(chaos: ChaosReading): string {
+  const cases =
+    chaos.cases.length === config.failureCases.length ? 'every case' : chaos.cases.join(', ')
+  const end = chaos.calls === undefined ? '' : `, ending after ${chaos.calls} calls`
+  return `${Math.round(chaos.rate * 10_000) / 100} % of calls (${cases}), seed ${chaos.seed}${end}: ${chaos.drawn} drawn, ${chaos.failed} failed`
+}
+
+/** The chosen organisation's chaos path. */
+const chaosPath = () => `${config.paths.organisations}/${encodeURIComponent(view.orgId)}/chaos`
+
+async function loadChaos(): Promise<void> {
+  const mock = await control<ChaosReading | null>('GET', config.paths.chaos)
+  div('mock-chaos').textContent = mock
+    ? `The mock's chaos, for every organisation without its own: ${chaosText(mock)}.`
+    : 'No chaos for the whole mock.'
+  if (!view.orgId) return
+  const own = await control<ChaosReading | null>('GET', chaosPath())
+  div('chaos-state').textContent = own
+    ? `Chaos of ${view.orgId}: ${chaosText(own)}.`
+    : `${view.orgId} has no chaos of its own${mock ? ': it meets the mock’s' : ''}.`
+  button('chaos-end').disabled = own === null
+}
+
+select('chaos-case').replaceChildren(
+  el('option', { value: '', text: 'every case of the call’s operation' }),
+  ...config.failureCases.map(({ name }) => el('option', { value: name, text: name })),
+)
+
+form('chaos-form').addEventListener('submit', (event) => {
+  event.preventDefault()
+  const chosen = select('chaos-case').value
+  const seed = input('chaos-seed').value
+  const calls = input('chaos-calls').value
+  const setting = {
+    rate: Number(input('chaos-rate').value),
+    ...(chosen && { cases: [chosen] }),
+    ...(seed && { seed: Number(seed) }),
+    ...(calls && { calls: Number(calls) }),
+  }
+  act(async () => {
+    await control('PUT', chaosPath(), setting)
+    say(`Chaos started for ${view.orgId}.`)
+    await loadChaos()
+  })
+})
+
+button('chaos-end').addEventListener('click', () => {
+  act(async () => {
+    await control('DELETE', chaosPath())
+    say(`Chaos of ${view.orgId} ended.`)
+    await loadChaos()
   })
 })
 
@@ -757,10 +898,12 @@ async function refresh(): Promise<void> {
   const changed = await loadJournal()
   await loadClocks()
   await loadFaults()
+  await loadChaos()
   if (changed) {
     await loadUsers()
     await loadDetail()
   }
+  await loadSnapshots()
   await loadWebhooks()
   await loadCoverage()
 }
