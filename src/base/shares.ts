@@ -66,13 +66,14 @@ export class Shares {
     return this.#held.get(source) ?? 0
   }
 
-  /**
-   * Holds `amount` more for `source` when the bound has room and `source` stays within its share;
-   * `false` (nothing held) otherwise.
-   */
+  /** Whether `source` may hold `amount` more: the bound has room, and it stays within its share. */
+  fits(source: Source, amount = 1): boolean {
+    return this.#total + amount <= this.cap && this.heldBy(source) + amount <= this.share
+  }
+
+  /** Holds `amount` more for `source` when it {@link fits}; `false` (nothing held) otherwise. */
   take(source: Source, amount = 1): boolean {
-    const held = this.heldBy(source)
-    if (this.#total + amount > this.cap || held + amount > this.share) return false
+    if (!this.fits(source, amount)) return false
     this.add(source, amount)
     return true
   }

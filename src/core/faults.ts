@@ -380,7 +380,7 @@ export class FaultQueue {
         `Invalid fault: the queued faults hold ${maxQueuedFaultBytes} bytes at most: reset, or let queued ones be taken first`,
       )
     }
-    if (!this.#bytes.take(sourceOfFault(orgId), bytes)) {
+    if (!this.#bytes.fits(sourceOfFault(orgId), bytes)) {
       const whose = orgId === undefined ? 'the unscoped faults' : "one organisation's faults"
       throw new InvalidInput(
         `Invalid fault: ${whose} hold ${this.#bytes.share} bytes at most (their share of ${maxQueuedFaultBytes}): reset, or let queued ones be taken first`,
@@ -482,15 +482,14 @@ export class FaultQueue {
     this.#bytes.clear()
   }
 
-  /**
-   * Counts a fault in (`1`) or out (`-1`) of its organisation's number, and out of the bytes its
-   * source holds (counted in when {@link add} took them).
-   */
+  /** Counts a fault in (`1`) or out (`-1`) of its organisation's number and its source's bytes. */
   #counted(fault: { orgId?: string | undefined; id?: string | undefined }, sign: 1 | -1): void {
     const scope = fault.orgId ?? ''
     const count = (this.#perScope.get(scope) ?? 0) + sign
     if (count > 0) this.#perScope.set(scope, count)
     else this.#perScope.delete(scope)
-    if (sign === -1) this.#bytes.give(sourceOfFault(fault.orgId), faultBytes(fault))
+    const source = sourceOfFault(fault.orgId)
+    if (sign === 1) this.#bytes.add(source, faultBytes(fault))
+    else this.#bytes.give(source, faultBytes(fault))
   }
 }

@@ -36,6 +36,29 @@ describe('the queued faults of one source', () => {
     expect(api.queuedFaults()).toHaveLength(102)
   })
 
+  it('counts the faults a snapshot restores as their source holds them, and lets them go again', async () => {
+    const api = createMockApi({ seededOrganisations: 0, sourceShare: 0.1 })
+    const tenant = await api.organisations.create()
+    const id = '€'.repeat(1024)
+    for (let i = 0; i < 100; i++) await tenant.failNext('identify', { status: 500, id })
+    await tenant.saveSnapshot('with-faults')
+    // Restored many times over, the faults are counted once each, as when they were queued.
+    for (let i = 0; i < 20; i++) await tenant.restoreSnapshot('with-faults')
+    let more = 0
+    while (more < 1000) {
+      try {
+        await tenant.failNext('identify', { status: 500, id })
+        more++
+      } catch {
+        break
+      }
+    }
+    const held = api.queuedFaults({ orgId: tenant.orgId }).length
+    expect(held).toBe(100 + more)
+    expect(held * 2 * 1024).toBeLessThanOrEqual(Math.floor(maxQueuedFaultBytes * 0.1))
+    expect(more).toBeGreaterThan(600)
+  })
+
   it('is a quarter of the queue by default: 1,000 faults of one organisation fit', async () => {
     const api = createMockApi({ seededOrganisations: 0 })
     const tenant = await api.organisations.create()
