@@ -81,6 +81,32 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /**
+ * Resolves after `ms` milliseconds with `false`, or with `true` as soon as `whenGone` says the
+ * client has gone (see `IncomingRequest.whenGone`): no timer and no listener is left behind
+ * either way.
+ */
+export function sleepUnlessGone(
+  ms: number,
+  whenGone: ((listener: () => void) => () => void) | undefined,
+): Promise<boolean> {
+  if (!whenGone) return sleep(ms).then(() => false)
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    let gone = false
+    const stop = whenGone(() => {
+      gone = true
+      clearTimeout(timer)
+      resolve(true)
+    })
+    if (gone) return
+    timer = setTimeout(() => {
+      stop()
+      resolve(false)
+    }, ms)
+  })
+}
+
+/**
  * Runs `task` once the event loop has handled the input that is ready (a request, a signal):
  * Node's `setImmediate`, no timer. A page or a worker has none (web-standard APIs only in the
  * core): a timeout of 0 there.

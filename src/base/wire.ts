@@ -1,5 +1,6 @@
 import type * as z from 'zod'
 import { ApiError } from './errors.ts'
+import type { Source } from './shares.ts'
 
 /** The largest request body the API accepts, in bytes. */
 export const maxBodyBytes = 1024 * 1024
@@ -24,6 +25,24 @@ export type RequestHead = Omit<WireRequest, 'body' | 'bodyTooLarge'>
 
 /** A request's body as its transport read it: {@link WireRequest}'s `body` and `bodyTooLarge`. */
 export type RequestBody = Pick<WireRequest, 'body' | 'bodyTooLarge'>
+
+/**
+ * {@link IncomingRequest.whenGone} for a caller's `signal` (in the same process): its `abort`.
+ * The listener is removed once called or no longer wanted, so a signal a test shares across
+ * calls keeps none of them.
+ *
+ * @example const incoming = { ...request, whenGone: whenAborted(signal) }
+ */
+export function whenAborted(signal: AbortSignal): (listener: () => void) => () => void {
+  return (listener) => {
+    if (signal.aborted) {
+      listener()
+      return () => {}
+    }
+    signal.addEventListener('abort', listener, { once: true })
+    return () => signal.removeEventListener('abort', listener)
+  }
+}
 
 /** A body past {@link maxBodyBytes}, as every transport reports one: not read, and the flag. */
 export const bodyTooLarge = { body: null, bodyTooLarge: true } as const satisfies RequestBody
@@ -53,6 +72,17 @@ export interface IncomingRequest extends RequestHead {
    * slow upload holds no other call back. A refused call's body is read on neither.
    */
   bodyAtHand: boolean
+  /**
+   * Told the request's source once it is known (its credentials passed, see `Source`): the
+   * transport charges what the request holds (its connection, its body) to it. None by default.
+   */
+  chargeTo?(source: Source): void
+  /**
+   * Calls `listener` once the client has gone (the socket closed, the caller's signal aborted), at
+   * once if it has; the function returned stops listening. A call whose client has gone ends at
+   * once.
+   */
+  whenGone?(listener: () => void): () => void
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   type WireResponse,
 } from '../base/errors.ts'
 import { hashSecret, headerSecretSchema } from '../base/secrets.ts'
+import { controlSource } from '../base/shares.ts'
 import {
   type IncomingRequest,
   mediaTypeOf,
@@ -147,6 +148,8 @@ export function createControlHandler(
           new ApiError('unauthorized', { headers: { 'www-authenticate': 'Bearer' } }),
         )
       }
+      // Let in by the token: what it holds (its connection, its body) is the token's.
+      request.chargeTo?.(controlSource)
     }
     // Read only for a request let in, and only by a route that takes a body: a stranger's body,
     // or one sent to the health check, the inspector's files or a read, costs the server nothing.

@@ -1,5 +1,6 @@
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
-import { formatTimestamp, sleep } from '../base/time.ts'
+import { organisationSource } from '../base/shares.ts'
+import { formatTimestamp, sleepUnlessGone } from '../base/time.ts'
 import type { IncomingRequest, RequestBody, WireRequest } from '../base/wire.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { authenticate } from '../rules/authenticate.ts'
@@ -83,6 +84,7 @@ export async function answerRequest(
   const { transactions, journal } = deps
   const webView = row.part === 'webView'
   const ticket = journal.begin(webView ? webViewOwner(deps, request) : undefined)
+  if (ticket.owner !== undefined) request.chargeTo?.(organisationSource(ticket.owner))
   let life = deps.lives.of(ticket.owner)
   const kept: Kept = { path: request.pathname }
   let response: WireResponse
@@ -102,22 +104,23 @@ export async function answerRequest(
       ticket.owner = owner
       life = deps.lives.of(owner)
       kept.authenticated = true
+      // What it holds from now on (its connection, its body) is its organisation's.
+      request.chargeTo?.(organisationSource(owner))
       // The server's body is read before the call's turn, so that a slow upload holds no other
       // call back; a body at hand (in process), in its turn, so that calls made one after
       // another are answered in that order.
-      const sent = route.hasBody && !request.bodyAtHand ? await request.readBody() : null
-      if (sent === undefined) {
+      let body = route.hasBody && !request.bodyAtHand ? await request.readBody() : null
+      if (body === undefined) {
         journal.end(ticket)
         return undefined
       }
-      let body = sent
       response = await transactions.call(async () => {
         const { ctx } = transactions
         if (route.hasBody && request.bodyAtHand) {
           // Gone while in process (its stream failed): its caller has stopped listening.
           body = (await request.readBody()) ?? refuse(new ApiError('badRequest'))
         }
-        const begun = route.begin(wireRequestOf(request, body), params)
+        const begun = route.begin(wireRequestOf(request, body ?? null), params)
         let answered = false
         try {
           // Reset or removed while its body was read: its key may be gone with it.
@@ -144,6 +147,8 @@ export async function answerRequest(
           keep(kept, redactCall(ctx, begun.call, answered), begun.call, ctx)
         }
       })
+      // Its turn is over: a delayed call holds no body (the journal keeps what it asked).
+      body = null
     }
   } catch (error) {
     const { ctx } = transactions
@@ -167,7 +172,8 @@ export async function answerRequest(
   // A hang's bound and a slow body's span are the transport's to spend, after the rest.
   const wait =
     fault && failureKinds[fault.kind].delay.role !== 'before' ? delay - fault.delayMs : delay
-  if (wait > 0) await sleep(wait)
+  // A client that has gone ends its call at once: nothing left waiting, its effect kept.
+  const gone = wait > 0 && (await sleepUnlessGone(wait, request.whenGone))
   // The call has taken its whole effect and kept it, or none: only now is its answer replaced,
   // as the gateway in front of its owner's calls gives it.
   let given = response
@@ -179,7 +185,7 @@ export async function answerRequest(
   }
   journal.end(
     ticket,
-    entryOf(request, response, kept, started, transactions.ctx, ticket.owner, delay, failure),
+    entryOf(request, response, kept, started, transactions.ctx, ticket.owner, delay, failure, gone),
   )
   // Its organisation removed meanwhile: it counts for the whole mock only, never for a new one.
   const { owner } = ticket
@@ -255,12 +261,17 @@ function entryOf(
   owner: string | undefined,
   delayMs: number,
   failure: JournaledFailure | undefined,
+  clientGone: boolean,
 ): JournalEntry {
   const time = formatTimestamp(ctx.real())
   // While no clock is set, the owner's is the real one: the same text.
   const orgTime = ctx.db.clocks.size === 0 ? time : formatTimestamp(ctx.now(owner))
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  if (call === undefined) return { time, orgTime, method, path, status, durationMs, delayMs }
+  if (call === undefined) {
+    const entry: JournalEntry = { time, orgTime, method, path, status, durationMs, delayMs }
+    if (clientGone) entry.clientGone = true
+    return entry
+  }
   const { operation, request } = call
   return {
     time,
@@ -274,5 +285,6 @@ function entryOf(
     request,
     ...(shape !== undefined && { shape }),
     ...(failure !== undefined && { failure }),
+    ...(clientGone && { clientGone: true }),
   } as JournalEntry
 }

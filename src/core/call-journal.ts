@@ -30,6 +30,7 @@ interface Kept {
   request: string | undefined
   shape: string | undefined
   failure: JournaledFailure | undefined
+  clientGone: true | undefined
   owner: string | undefined
   order: number
   /** What the entry holds in memory, in bytes: see {@link heldBytes}. */
@@ -197,6 +198,7 @@ export class CallJournal {
   /** `entry` as kept, measured; in the small form of a refused call when `refused`. */
   #keep(entry: JournalEntry, owner: string | undefined, refused: boolean): Kept {
     const { time, orgTime, method, status, durationMs, delayMs, operation, shape, failure } = entry
+    const { clientGone } = entry
     let { path } = entry
     let request = operation === undefined ? undefined : JSON.stringify(entry.request)
     if (refused) {
@@ -216,6 +218,7 @@ export class CallJournal {
       request,
       shape,
       failure,
+      clientGone,
       owner,
       order: this.#order++,
       bytes,
@@ -223,9 +226,10 @@ export class CallJournal {
   }
 }
 
-/** The fields every entry has, in the order the journal lists them. */
-function headOf({ time, orgTime, method, path, status, durationMs, delayMs }: Kept) {
-  return { time, orgTime, method, path, status, durationMs, delayMs }
+/** The fields every entry has, in the order the journal lists them, and whether its client left. */
+function headOf({ time, orgTime, method, path, status, durationMs, delayMs, clientGone }: Kept) {
+  const head = { time, orgTime, method, path, status, durationMs, delayMs }
+  return clientGone ? { ...head, clientGone } : head
 }
 
 /** Of a call a route matched: its answer shape and failure, where it has them. */

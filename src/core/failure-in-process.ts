@@ -121,7 +121,9 @@ function truncatedStream(bytes: Uint8Array): ReadableStream<Uint8Array> {
 
 /**
  * `bytes` in pieces spread over `ms`, each given when read for, the last at `ms`; erroring with
- * the reason of `signal` when it aborts meanwhile, as a body `fetch` is reading does.
+ * the reason of `signal` when it aborts meanwhile, as a body `fetch` is reading does. The stream
+ * listens to `signal` only while a read waits for its piece: a body no one reads, or reads no
+ * further, leaves no listener on the caller's signal and no timer.
  */
 function slowStream(
   bytes: Uint8Array,
@@ -130,40 +132,40 @@ function slowStream(
 ): ReadableStream<Uint8Array> {
   const schedule = slowSchedule(bytes.byteLength, ms)
   let next = 0
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let onAbort = () => {}
-  const stop = () => {
-    clearTimeout(timer)
-    signal?.removeEventListener('abort', onAbort)
-  }
+  let stop = () => {}
   return new ReadableStream(
     {
-      start(controller) {
-        onAbort = () => {
-          stop()
-          controller.error(signal?.reason)
-        }
-        signal?.addEventListener('abort', onAbort, { once: true })
-      },
       pull(controller) {
         const before = schedule[next - 1]
         const piece = schedule[next++]
         if (!piece) return
+        if (signal?.aborted) {
+          controller.error(signal.reason)
+          return
+        }
         return new Promise<void>((resolve) => {
-          timer = setTimeout(
+          const onAbort = () => {
+            stop()
+            controller.error(signal?.reason)
+            resolve()
+          }
+          const timer = setTimeout(
             () => {
+              stop()
               controller.enqueue(bytes.subarray(before?.end ?? 0, piece.end))
-              if (next === schedule.length) {
-                stop()
-                controller.close()
-              }
+              if (next === schedule.length) controller.close()
               resolve()
             },
             piece.atMs - (before?.atMs ?? 0),
           )
+          signal?.addEventListener('abort', onAbort, { once: true })
+          stop = () => {
+            clearTimeout(timer)
+            signal?.removeEventListener('abort', onAbort)
+          }
         })
       },
-      cancel: stop,
+      cancel: () => stop(),
     },
     { highWaterMark: 0 },
   )

@@ -9,6 +9,13 @@ import {
 } from '../base/errors.ts'
 import { heldBytes } from '../base/held-bytes.ts'
 import {
+  controlSource,
+  defaultSourceShare,
+  organisationSource,
+  Shares,
+  type Source,
+} from '../base/shares.ts'
+import {
   type FailureCase,
   type FailureCaseName,
   failureCaseNamed,
@@ -366,13 +373,25 @@ function takenOf(fault: {
   }
 }
 
-/** Forced faults, queued per operation in the order given. */
+/** Who holds a queued fault: the organisation it is scoped to; an unscoped one, the controls. */
+const sourceOfFault = (orgId: string | undefined): Source =>
+  orgId === undefined ? controlSource : organisationSource(orgId)
+
+/**
+ * Forced faults, queued per operation in the order given. What they hold is charged to their
+ * source (see {@link sourceOfFault}): each holds at most its `share` of
+ * {@link maxQueuedFaultBytes}, so that one tenant's faults never refuse another's within its share.
+ */
 export class FaultQueue {
   readonly #queues = new Map<Operation, QueuedFault[]>()
   /** How many faults are queued per organisation they are scoped to (`''`: unscoped). */
   readonly #perScope = new Map<string, number>()
-  /** What the queued faults hold, in bytes (see {@link faultBytes}). */
-  #bytes = 0
+  /** What the queued faults hold, in bytes (see {@link faultBytes}), in all and per source. */
+  readonly #bytes: Shares
+
+  constructor(share: number = defaultSourceShare) {
+    this.#bytes = new Shares(maxQueuedFaultBytes, share)
+  }
 
   /**
    * Throws a `TypeError` that says what is wrong with a fault that is not allowed, and the API's
@@ -388,9 +407,15 @@ export class FaultQueue {
       )
     }
     const bytes = faultBytes({ orgId, id })
-    if (this.#bytes + bytes > maxQueuedFaultBytes) {
+    if (this.#bytes.total + bytes > maxQueuedFaultBytes) {
       throw new InvalidInput(
         `Invalid fault: the queued faults hold ${maxQueuedFaultBytes} bytes at most: reset, or let queued ones be taken first`,
+      )
+    }
+    if (!this.#bytes.fits(sourceOfFault(orgId), bytes)) {
+      const whose = orgId === undefined ? 'the unscoped faults' : "one organisation's faults"
+      throw new InvalidInput(
+        `Invalid fault: ${whose} hold ${this.#bytes.share} bytes at most (their share of ${maxQueuedFaultBytes}): reset, or let queued ones be taken first`,
       )
     }
     const queue = this.#queues.get(operation) ?? []
@@ -487,15 +512,17 @@ export class FaultQueue {
   clear(): void {
     this.#queues.clear()
     this.#perScope.clear()
-    this.#bytes = 0
+    this.#bytes.clear()
   }
 
-  /** Counts a fault in (`1`) or out (`-1`) of its organisation's number and the bytes held. */
+  /** Counts a fault in (`1`) or out (`-1`) of its organisation's number and its source's bytes. */
   #counted(fault: { orgId?: string | undefined; id?: string | undefined }, sign: 1 | -1): void {
     const scope = fault.orgId ?? ''
     const count = (this.#perScope.get(scope) ?? 0) + sign
     if (count > 0) this.#perScope.set(scope, count)
     else this.#perScope.delete(scope)
-    this.#bytes += sign * faultBytes(fault)
+    const source = sourceOfFault(fault.orgId)
+    if (sign === 1) this.#bytes.add(source, faultBytes(fault))
+    else this.#bytes.give(source, faultBytes(fault))
   }
 }

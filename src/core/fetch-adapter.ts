@@ -1,12 +1,19 @@
 import type { WireResponse } from '../base/errors.ts'
 import { readBytes } from '../base/read-bytes.ts'
-import { bodyTooLarge, type IncomingRequest, maxBodyBytes, type WireRequest } from '../base/wire.ts'
+import {
+  bodyTooLarge,
+  type IncomingRequest,
+  maxBodyBytes,
+  type WireRequest,
+  whenAborted,
+} from '../base/wire.ts'
 import { failureInProcess } from './failure-in-process.ts'
 
 /**
  * A Fetch `Request` as the mock's one path reads it, its body read only when asked, up to
  * {@link maxBodyBytes} and no further: a larger one is cancelled and flagged `bodyTooLarge`. A
- * body whose stream fails (its request aborted) reads as gone.
+ * body whose stream fails (its request aborted) reads as gone, and so does the call once its
+ * signal aborts.
  *
  * @example
  * const incoming = fromFetchRequest(new Request('https://api.example.test/api/v1/users/identify'))
@@ -19,6 +26,7 @@ export function fromFetchRequest(request: Request): IncomingRequest {
     pathname: url.pathname,
     headers: request.headers,
     bodyAtHand: true,
+    whenGone: whenAborted(request.signal),
     readBody: async () => {
       if (!request.body) return { body: null }
       try {

@@ -31,6 +31,8 @@ export type CallOf<O extends Operation> = {
         shape?: string
         /** Of a call a fault answered: its kind, its status and whether it took effect first. */
         failure?: JournaledFailure
+        /** Its client had gone before its answer was ready: `status` is what it would have had. */
+        clientGone?: true
       }
     : {
         operation: K
@@ -40,6 +42,8 @@ export type CallOf<O extends Operation> = {
         orgTime: string
         /** Of a call a fault answered: its kind, its status and whether it took effect first. */
         failure?: JournaledFailure
+        /** Its client had gone before its answer was ready: `status` is what it would have had. */
+        clientGone?: true
       }
 }[O]
 
@@ -69,6 +73,11 @@ export type JournalEntry = {
   shape?: string
   /** Of a call a fault answered: its kind, its status and whether it took effect first. */
   failure?: JournaledFailure
+  /**
+   * Its client had gone before its answer was ready (during its delay): the call ended at once,
+   * `status` being the answer it would have had; its effect, applied before, stays.
+   */
+  clientGone?: true
 } & (CallRequest | { operation?: undefined; request?: undefined })
 
 /**
@@ -115,6 +124,12 @@ export const journalEntrySchema = z.object({
     })
     .optional()
     .describe('of a call a fault answered: what the client met instead of its answer'),
+  clientGone: z
+    .literal(true)
+    .optional()
+    .describe(
+      'its client had gone before its answer was ready (during its delay): the call ended at once, status being the answer it would have had',
+    ),
 })
 
 /**

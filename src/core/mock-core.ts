@@ -177,7 +177,7 @@ export class MockCore {
   readonly #seed: Seed
   /** The data a reset goes back to, once built (see the constructor). */
   #startData: Dataset | undefined
-  readonly #faults = new FaultQueue()
+  readonly #faults: FaultQueue
   /** What the answers given met of the answer space, over the whole run. */
   readonly #coverage = new Coverage((orgId) => this.#tenants.has(orgId))
   /** The delays the latencies give, drawn from the seed. */
@@ -204,6 +204,7 @@ export class MockCore {
   ) {
     this.options = resolveOptions(options)
     const o = this.options
+    this.#faults = new FaultQueue(o.sourceShare)
     this.#latency = new LatencyDraws(o.seed)
     const { start, kept } = startOf(seed, o, store)
     this.#seed = seed

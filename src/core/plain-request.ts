@@ -1,4 +1,4 @@
-import { bodyTooLarge, type IncomingRequest, maxBodyBytes } from '../base/wire.ts'
+import { bodyTooLarge, type IncomingRequest, maxBodyBytes, whenAborted } from '../base/wire.ts'
 
 /**
  * The methods a `Request` takes in any case and sends upper-cased, by their lower-case spelling
@@ -54,10 +54,17 @@ export function plainRequestOf(
   const bytes = body === null ? null : encoder.encode(body)
   const read = bytes && bytes.byteLength > maxBodyBytes ? bodyTooLarge : { body: bytes }
   const { href, target, pathname } = url
-  return {
-    href,
-    incoming: { method, target, pathname, headers, bodyAtHand: true, readBody: async () => read },
+  const incoming: IncomingRequest = {
+    method,
+    target,
+    pathname,
+    headers,
+    bodyAtHand: true,
+    readBody: async () => read,
   }
+  // A call whose caller aborts ends at once (see `whenGone`).
+  if (init?.signal) incoming.whenGone = whenAborted(init.signal)
+  return { href, incoming }
 }
 
 /** What the plain path reads of a URL: its serialisation, its target (path and query) and path. */

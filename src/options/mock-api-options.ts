@@ -6,6 +6,7 @@ import { latencySchema } from '../api/latency.ts'
 import { shapesSchema } from '../api/shape-cases.ts'
 import { parseOptions } from '../base/errors.ts'
 import { headerSecretSchema } from '../base/secrets.ts'
+import { defaultSourceShare } from '../base/shares.ts'
 import type { Clock } from '../base/time.ts'
 import { svixRetrySchedule, webhookLimits } from '../webhooks/limits.ts'
 import { webhookEndpointInputSchema } from '../webhooks/webhook-schemas.ts'
@@ -47,6 +48,8 @@ const noFlag = { function: 'a function, which no command line can give' }
  * The bounds of a running mock, so that no client can fill its memory: each an option of
  * `createMockApi` and `startServer`, and a flag of `serve`.
  */
+const sourceShareError = 'expected a fraction above 0 and at most 1, e.g. 0.25'
+
 const limitsShape = {
   maxUsers: wholeNumber(1)
     .default(200_000)
@@ -74,6 +77,14 @@ const limitsShape = {
     .default(256 * 1024 * 1024)
     .describe(
       'everything stored, as the JSON size of the records (in characters); an operation that would pass it answers 500 and changes nothing',
+    ),
+  sourceShare: z
+    .number({ error: sourceShareError })
+    .gt(0, { error: sourceShareError })
+    .max(1, { error: sourceShareError })
+    .default(defaultSourceShare)
+    .describe(
+      "the share of each mock-wide bound one source (an organisation's API keys, the control token, or no credential) holds at most: the server's connections held and request bodies being read, the queued faults; when the server is full, the source holding the most past its share gives way",
     ),
 }
 

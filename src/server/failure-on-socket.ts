@@ -18,7 +18,8 @@ export function writeFailure(
   failure: WireFailure,
 ): void {
   const { socket } = res
-  if (!socket || res.headersSent) return
+  // A client already gone (during the call's delay) starts nothing: no timer would be cleared.
+  if (!socket || res.headersSent || socket.destroyed) return
   switch (failure.kind) {
     case 'reset':
       socket.resetAndDestroy()

@@ -2,6 +2,7 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import { type Duplex, Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { defaultSourceShare, noSource, type Shares, type Source } from '../base/shares.ts'
 import {
   bodyTooLarge,
   type IncomingRequest,
@@ -15,8 +16,7 @@ import { type ControlOptions, createControlHandler } from '../control/control.ts
 import type { MockCore } from '../core/mock-core.ts'
 import { answerOpenApi } from '../core/openapi.ts'
 import { siteRowOf } from '../core/site.ts'
-import { bearerCredential } from '../rules/authenticate.ts'
-import { BodyBudget } from './body-budget.ts'
+import { bodyBudget } from './body-budget.ts'
 import type { ConnectionPool } from './connection-pool.ts'
 import { writeFailure } from './failure-on-socket.ts'
 import { type FrontDoorPolicy, guardAnswer } from './front-door.ts'
@@ -36,14 +36,16 @@ export interface ListenerOptions extends Partial<SplitOptions['listener']> {
    */
   lingerMs?: number
   /**
-   * The server's open connections (`ConnectionPool`): how many, and each request's start and end
-   * on its connection.
+   * The server's open connections (`ConnectionPool`): how many, each request's start and end on
+   * its connection, and its source.
    */
-  connections?: Pick<ConnectionPool, 'size' | 'busy' | 'done'>
+  connections?: Pick<ConnectionPool, 'size' | 'busy' | 'charge' | 'done'>
+  /** The share of the budget of bodies being read one source holds at most (the option `sourceShare`). */
+  sourceShare?: number
 }
 
 /** No connections counted: a listener used without a server's pool. */
-const uncounted = { size: 0, busy() {}, done() {} }
+const uncounted = { size: 0, busy() {}, charge() {}, done() {} }
 
 /** The mock, its control endpoints and the front door, answering one request. */
 export interface SiteAnswer {
@@ -96,9 +98,9 @@ export function createAnswer(
  */
 export function createRequestListener(site: SiteAnswer, options: ListenerOptions = {}) {
   const { lingerMs = 1000, maxRequestsPerSocket = 0, maxConnections = Infinity } = options
-  const { connections = uncounted } = options
+  const { connections = uncounted, sourceShare = defaultSourceShare } = options
   const requestsOf = new WeakMap<object, number>()
-  const bodies = new BodyBudget()
+  const bodies = bodyBudget(sourceShare)
   const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
   return (req: IncomingMessage, res: ServerResponse) => {
     let last = false
@@ -115,15 +117,19 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
     const hasBody =
       req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0
     let read: BodyRead = hasBody ? 'unread' : 'read'
+    const { socket } = req
+    // Charged to none until the mock names the source its credentials gave.
+    let source = noSource
     const readBody = async () => {
       if (!hasBody) return { body: null }
-      const outcome = await readBodyOf(req, bodies)
+      const outcome = await readBodyOf(req, bodies, source)
       read = outcome.read
       if (outcome.read === 'overBudget') throw new ApiError('serviceUnavailable')
       return outcome.body
     }
     const write = (response: WireResponse | undefined) => {
-      if (!response || read === 'gone') return
+      // The client has gone (or its connection gave way): nothing to write, nothing to start.
+      if (!response || read === 'gone' || socket.destroyed) return
       if (response.failure) writeFailure(res, response, response.failure)
       else if (read === 'overBudget') {
         writeResponse(res, response, { close: true })
@@ -132,10 +138,26 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
         writeResponse(res, response, { close: true, lingerMs })
       } else writeResponse(res, response, { close: last })
     }
-    const request = { ...requestLine(req), bodyAtHand: false, readBody }
+    const request = {
+      ...requestLine(req),
+      bodyAtHand: false,
+      readBody,
+      chargeTo: (charged: Source) => {
+        source = charged
+        connections.charge(socket, charged)
+      },
+      whenGone: (listener: () => void) => {
+        if (socket.destroyed) {
+          listener()
+          return () => {}
+        }
+        socket.once('close', listener)
+        return () => socket.off('close', listener)
+      },
+    }
     // After a gateway's page that said nothing of it, the gateway closed the connection.
-    if (closesOnNextRequest(req.socket, request.pathname)) {
-      req.socket.destroy()
+    if (closesOnNextRequest(socket, request.pathname)) {
+      socket.destroy()
       return
     }
     const answer = async () => {
@@ -148,16 +170,30 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
       }
       // A failure ends with its connection closed (a hang, a slow body): under way until then;
       // one whose answer keeps it (a gateway's page), until that is written.
-      if (!response?.failure) connections.done(req.socket)
-      else res.once('finish', () => connections.done(req.socket))
+      if (!response?.failure) connections.done(socket)
+      else res.once('finish', () => connections.done(socket))
     }
-    connections.busy(req.socket)
+    connections.busy(socket, () => giveWay(res, unavailable))
     // Node calls this listener while it is still parsing the request: a body sent with its
     // headers, as a small one is, waits whole in the stream's buffer a microtask later. Asked
     // then, the mock takes it from there (if it reads it at all) rather than listening for it.
     if (hasBody) queueMicrotask(answer)
     else void answer()
   }
+}
+
+/**
+ * Closes the connection of `res` to make room for another (see `ConnectionPool`): its request
+ * answered `unavailable` (503) first when no byte of an answer has been written.
+ */
+function giveWay(res: ServerResponse, unavailable: WireResponse): void {
+  const { socket } = res
+  if (res.headersSent || res.destroyed || !socket || socket.destroyed) {
+    socket?.destroy()
+    return
+  }
+  writeResponse(res, unavailable, { close: true })
+  res.once('finish', () => socket.destroy())
 }
 
 /**
@@ -253,12 +289,13 @@ type BodyRead = 'unread' | 'read' | 'tooLarge' | 'overBudget' | 'gone'
  * Reads the body up to the limit. Past it, or when `Content-Length` announces more, it keeps
  * nothing and flags the body as too large at once; `gone` when the client went away first.
  * What it holds counts against `bodies`, the budget shared by every request being read, and
- * against the share of its source, the credential that let it in (a body is read only once the
+ * against the share of its `source`, whose credential let it in (a body is read only once the
  * credentials passed): a body past either is not read (`overBudget`).
  */
 function readBodyOf(
   req: IncomingMessage,
-  bodies: BodyBudget,
+  bodies: Shares,
+  source: Source,
 ): { read: BodyRead; body?: RequestBody } | Promise<{ read: BodyRead; body?: RequestBody }> {
   const announced = Number(req.headers['content-length'])
   if (announced > maxBodyBytes) return tooLarge
@@ -269,7 +306,6 @@ function readBodyOf(
   if (held > 0 && req.readableLength === held) {
     return { read: 'read', body: { body: req.read(held) as Buffer } }
   }
-  const source = bearerCredential(req.headers.authorization ?? null) ?? ''
   if (!bodies.take(source, held)) return { read: 'overBudget' }
   return streamBody(req, bodies, source, held)
 }
@@ -282,8 +318,8 @@ const tooLarge = { read: 'tooLarge', body: bodyTooLarge } as const
  */
 function streamBody(
   req: IncomingMessage,
-  bodies: BodyBudget,
-  source: string,
+  bodies: Shares,
+  source: Source,
   announced: number,
 ): Promise<{ read: BodyRead; body?: RequestBody }> {
   let held = announced

@@ -63,7 +63,9 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
   if (refusal) throw new Error(`identify-api-mock ${refusal}`)
   const options = splitServerOptions(parseOptions(serverOptionsSchema, options_))
   const { listen, store: storeOptions } = options
-  const connections = new ConnectionPool(options.listener.maxConnections)
+  // One share for every mock-wide bound: a source's part of the connections and bodies too.
+  const { sourceShare } = options.mock
+  const connections = new ConnectionPool(options.listener.maxConnections, sourceShare)
   const store =
     storeOptions.stateFile === undefined
       ? undefined
@@ -94,7 +96,7 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(site, { ...options.listener, connections }),
+    createRequestListener(site, { ...options.listener, connections, sourceShare }),
   )
   for (const name of Object.keys(timeouts) as (keyof typeof timeouts)[]) {
     applyTimeout[name](server, timeouts[name])

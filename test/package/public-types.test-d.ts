@@ -126,6 +126,7 @@ describe('createMockApi', () => {
         status: number
         time: string
         failure?: JournaledFailure
+        clientGone?: true
         orgTime: string
       }[]
     >()

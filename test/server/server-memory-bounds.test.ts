@@ -105,11 +105,16 @@ describe('connections and bodies', () => {
     await closeAll()
   })
 
-  it('answers 503 at once past maxConnections when every connection has a request under way', async () => {
-    // Each sends its head and part of a small body: a request under way, not idle.
-    for (let i = 0; i < 80; i++) {
-      const conn = await connect()
-      await writeAll(conn.socket, `${identifyHead(key, 100)}{"id":`)
+  it('answers 503 at once past maxConnections when every connection is held, each source within its share', async () => {
+    // Four tenants each hold their share (a quarter of 80): each connection sends its head and
+    // part of a small body, a request under way, not idle.
+    const keys = [key, server.core.credentials[1]?.apiKeys[0] ?? '']
+    for (const _ of [1, 2]) keys.push((await server.core.organisations.create()).apiKey)
+    for (const k of keys) {
+      for (let i = 0; i < 20; i++) {
+        const conn = await connect()
+        await writeAll(conn.socket, `${identifyHead(k, 100)}{"id":`)
+      }
     }
     await sleep(200)
     const extra = await connect()
