@@ -85,6 +85,14 @@ export class ChangeLog {
     if (!this.#quiet) this.#current.push({ collection, op: 'put', record, before } as Change)
   }
 
+  /**
+   * Logs `record`, stored before without a log ({@link quietly}), as created by the operation
+   * under way: written, measured and taken back with it.
+   */
+  created(collection: CollectionName, record: object): void {
+    this.#current.push({ collection, op: 'put', record, created: true } as Change)
+  }
+
   /** Forgets the changes of the operation under way: they are kept for good. */
   accept(): void {
     this.#current = []

@@ -1,0 +1,124 @@
+import { InvalidInput } from '../base/errors.ts'
+import { jsonPath } from '../base/issues.ts'
+import { afterReadyInput } from '../base/time.ts'
+import type { Database, MockState, StagedRecord } from '../model/database.ts'
+import type { UserRecord } from '../model/records.ts'
+import type { RuleContext } from '../rules/context.ts'
+import type { Transactions } from './transactions.ts'
+
+/**
+ * How many users (with their progress and certificates) a creation stores in one turn of the
+ * queue: small enough that another caller waits for one slice at most (see
+ * docs/decisions/large-organisations-in-slices.md).
+ */
+export const usersPerSlice = 250
+
+/** The collections of a user's own records: what a creation stores in slices. */
+const sliced = ['users', 'learningProgress', 'certificates'] as const
+
+/** A user's records of an organisation's start, one slice of them. */
+type Slice = Pick<MockState, (typeof sliced)[number]>
+
+/**
+ * An organisation's start split: its users' records in slices of {@link usersPerSlice} users,
+ * and the rest (the organisation, its key, groups, paths and settings), stored in one turn.
+ *
+ * @example const { slices, rest } = slicesOf(start)
+ */
+export function slicesOf(start: MockState): { slices: Slice[]; rest: MockState } {
+  const progress = byUser(start.learningProgress)
+  const certificates = byUser(start.certificates)
+  const slices: Slice[] = []
+  for (let at = 0; at < start.users.length; at += usersPerSlice) {
+    const users = start.users.slice(at, at + usersPerSlice)
+    slices.push({
+      users,
+      learningProgress: users.flatMap((u) => progress.get(u.userId) ?? []),
+      certificates: users.flatMap((u) => certificates.get(u.userId) ?? []),
+    })
+  }
+  return { slices, rest: { ...start, users: [], learningProgress: [], certificates: [] } }
+}
+
+/** `records` by their `userId`. */
+function byUser<R extends { userId: string }>(records: readonly R[]): Map<string, R[]> {
+  const byId = new Map<string, R[]>()
+  for (const record of records) {
+    const list = byId.get(record.userId)
+    if (list) list.push(record)
+    else byId.set(record.userId, [record])
+  }
+  return byId
+}
+
+/** What {@link stageInSlices} stored, and in which records (a reset of the whole mock replaces them). */
+export interface Staged {
+  db: Database
+  records: StagedRecord[]
+  /** The users staged: what the last turn checks are still stored. */
+  users: UserRecord[]
+}
+
+/**
+ * Stores `slices` one per turn of the queue, outside the change log (see `Database.stage`), the
+ * event loop turning between two so that the requests that arrived meanwhile take their turn
+ * first. Each turn first runs `check` (which throws to stop) and refuses a `userId` another user
+ * has, and ends telling `stored` how many users are stored so far. When a reset of the whole mock replaced the records meanwhile, it starts again in the new
+ * ones; when it fails, it removes what it stored. The caller claims the records in its last turn
+ * (`Database.claim`) or removes them (`Database.unstage`).
+ */
+export async function stageInSlices(
+  transactions: Transactions,
+  slices: readonly Slice[],
+  check: (ctx: RuleContext) => void,
+  stored: (users: number) => void = () => {},
+): Promise<Staged> {
+  let staged: Staged = { db: transactions.ctx.db, records: [], users: [] }
+  let next = 0
+  try {
+    while (next < slices.length) {
+      await new Promise<void>((resolve) => afterReadyInput(resolve))
+      await transactions.exclusive(async () => {
+        const { ctx } = transactions
+        if (ctx.db !== staged.db) {
+          // A reset of the whole mock: what was stored went with the records it replaced.
+          staged = { db: ctx.db, records: [], users: [] }
+          next = 0
+          stored(0)
+        }
+        check(ctx)
+        const slice = slices[next] as Slice
+        slice.users.forEach((user, i) => {
+          if (ctx.db.usersByUserId.get(user.userId) === undefined) return
+          const at = next * usersPerSlice + i
+          throw new InvalidInput(
+            `Invalid request parameters: ${jsonPath(['users', at, 'userId'])}: another user has this userId`,
+          )
+        })
+        const records = await ctx.db.stage(slice)
+        staged.records.push(...records)
+        for (const { collection, record } of records) {
+          if (collection === 'users') staged.users.push(record as UserRecord)
+        }
+        next++
+        stored(staged.users.length)
+      })
+    }
+  } catch (error) {
+    await unstage(transactions, staged)
+    throw error
+  }
+  return staged
+}
+
+/** Removes what {@link stageInSlices} stored, in a turn of the queue, if its records are still the mock's. */
+export async function unstage(transactions: Transactions, staged: Staged): Promise<void> {
+  await transactions.exclusive(async () => {
+    if (transactions.ctx.db === staged.db) await staged.db.unstage(staged.records)
+  })
+}
+
+/** Whether every user {@link stageInSlices} stored is still stored (no control deleted one meanwhile). */
+export function stillStaged(ctx: RuleContext, staged: Staged): boolean {
+  return staged.users.every((user) => ctx.db.users.get(user.orgId, user.id) === user)
+}
