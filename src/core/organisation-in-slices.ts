@@ -2,8 +2,11 @@ import { InvalidInput } from '../base/errors.ts'
 import { jsonPath } from '../base/issues.ts'
 import { afterReadyInput } from '../base/time.ts'
 import type { Database, MockState, StagedRecord } from '../model/database.ts'
+import type { Dataset, Seed } from '../model/dataset.ts'
 import type { UserRecord } from '../model/records.ts'
+import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import type { RuleContext } from '../rules/context.ts'
+import { statePieces } from './state-pieces.ts'
 import type { Transactions } from './transactions.ts'
 
 /**
@@ -13,11 +16,55 @@ import type { Transactions } from './transactions.ts'
  */
 export const usersPerSlice = 250
 
-/** The collections of a user's own records: what a creation stores in slices. */
-const sliced = ['users', 'learningProgress', 'certificates'] as const
+/** Records stored in one turn: users' records of an organisation's start, or its start record. */
+type Slice = Partial<MockState>
 
-/** A user's records of an organisation's start, one slice of them. */
-type Slice = Pick<MockState, (typeof sliced)[number]>
+/**
+ * Paces the steps of the creations under way: one step for each turn of the event loop, whatever
+ * the number of creations, the requests that arrived meanwhile read (and queued) between two. The
+ * steps of ten creations each waiting for its own next turn would otherwise all run in one.
+ *
+ * @example const pace = new Pace(); await pace.turn() // then one step
+ */
+export class Pace {
+  #last: Promise<void> = Promise.resolve()
+
+  /** Resolves on a turn of the event loop of its own, after the step before it has had its turn. */
+  turn(): Promise<void> {
+    const next = this.#last.then(() => new Promise<void>((resolve) => afterReadyInput(resolve)))
+    this.#last = next
+    return next
+  }
+}
+
+/**
+ * What `seed` builds from `options`, in its steps if it has them (`Seed.steps`), the event loop
+ * turning between two: a large organisation's fixtures built while the mock answers other calls.
+ */
+export async function seedInSteps(
+  pace: Pace,
+  seed: Seed,
+  options: ResolvedMockApiOptions,
+): Promise<Dataset> {
+  await pace.turn()
+  if (!seed.steps) return seed(options)
+  const steps = seed.steps(options)
+  for (;;) {
+    const step = steps.next()
+    if (step.done) return step.value
+    await pace.turn()
+  }
+}
+
+/** The JSON of `state`, built a piece at a time (see `statePieces`), each on a turn of `pace`. */
+export async function jsonInSteps(pace: Pace, state: MockState): Promise<string> {
+  let json = ''
+  for await (const piece of statePieces(state)) {
+    json += piece
+    await pace.turn()
+  }
+  return json
+}
 
 /**
  * An organisation's start split: its users' records in slices of {@link usersPerSlice} users,
@@ -26,6 +73,7 @@ type Slice = Pick<MockState, (typeof sliced)[number]>
  * @example const { slices, rest } = slicesOf(start)
  */
 export function slicesOf(start: MockState): { slices: Slice[]; rest: MockState } {
+  // The users' own records: the collections whose records a user has many of.
   const progress = byUser(start.learningProgress)
   const certificates = byUser(start.certificates)
   const slices: Slice[] = []
@@ -60,14 +108,14 @@ export interface Staged {
 }
 
 /**
- * Stores `slices` one per turn of the queue, outside the change log (see `Database.stage`), the
- * event loop turning between two so that the requests that arrived meanwhile take their turn
- * first. Each turn first runs `check` (which throws to stop) and refuses a `userId` another user
+ * Stores `slices` one per turn of the queue, outside the change log (see `Database.stage`), each
+ * on a turn of `pace` so that the requests that arrived meanwhile take their turn first. Each turn first runs `check` (which throws to stop) and refuses a `userId` another user
  * has, and ends telling `stored` how many users are stored so far. When a reset of the whole mock replaced the records meanwhile, it starts again in the new
  * ones; when it fails, it removes what it stored. The caller claims the records in its last turn
  * (`Database.claim`) or removes them (`Database.unstage`).
  */
 export async function stageInSlices(
+  pace: Pace,
   transactions: Transactions,
   slices: readonly Slice[],
   check: (ctx: RuleContext) => void,
@@ -77,7 +125,7 @@ export async function stageInSlices(
   let next = 0
   try {
     while (next < slices.length) {
-      await new Promise<void>((resolve) => afterReadyInput(resolve))
+      await pace.turn()
       await transactions.exclusive(async () => {
         const { ctx } = transactions
         if (ctx.db !== staged.db) {
@@ -88,7 +136,7 @@ export async function stageInSlices(
         }
         check(ctx)
         const slice = slices[next] as Slice
-        slice.users.forEach((user, i) => {
+        slice.users?.forEach((user, i) => {
           if (ctx.db.usersByUserId.get(user.userId) === undefined) return
           const at = next * usersPerSlice + i
           throw new InvalidInput(

@@ -19,7 +19,14 @@ import {
   putUser,
   startOfOrganisation,
 } from '../rules/organisations.ts'
-import { slicesOf, stageInSlices, stillStaged } from './organisation-in-slices.ts'
+import {
+  jsonInSteps,
+  Pace,
+  seedInSteps,
+  slicesOf,
+  stageInSlices,
+  stillStaged,
+} from './organisation-in-slices.ts'
 import type { Transactions } from './transactions.ts'
 
 /**
@@ -77,6 +84,8 @@ export class TenantControls {
    * (see {@link create}): those stored already count among the mock's users.
    */
   readonly #creating = new Map<string, number>()
+  /** One step of the creations under way a turn of the event loop (see `Pace`). */
+  readonly #pace = new Pace()
 
   constructor(deps: TenantDeps) {
     this.#deps = deps
@@ -107,18 +116,25 @@ export class TenantControls {
     await transactions.exclusive(async () => this.#reserve(orgId, users))
     try {
       const apiKey = generateApiKey()
-      const fixtures = (users: number) =>
-        seed({
-          ...options,
-          seededOrganisations: 0,
-          organisations: [{ orgId, apiKeys: [apiKey], users }],
-          data: undefined,
-        }).state
-      const start = startOfOrganisation(transactions.ctx, orgId, parsed, apiKey, fixtures)
-      const startRecord = { orgId, records: JSON.stringify(start) }
+      // The seed's users, built in steps outside the queue: startOfOrganisation asks for them
+      // only when `users` is a count.
+      const { state: fixtures } = await seedInSteps(this.#pace, seed, {
+        ...options,
+        seededOrganisations: 0,
+        organisations: [
+          { orgId, apiKeys: [apiKey], users: typeof parsed.users === 'number' ? parsed.users : 0 },
+        ],
+        data: undefined,
+      })
+      const start = startOfOrganisation(transactions.ctx, orgId, parsed, apiKey, () => fixtures)
+      await this.#pace.turn()
       const { slices, rest } = slicesOf(start)
+      // What a reset of it starts from: stored with its users, of several megabytes' JSON.
+      const records = await jsonInSteps(this.#pace, start)
+      slices.push({ organisationStarts: [{ orgId, records }] })
       for (;;) {
         const staged = await stageInSlices(
+          this.#pace,
           transactions,
           slices,
           (ctx) => this.#withinUsers(ctx),
@@ -143,7 +159,6 @@ export class TenantControls {
           await db.add(startClocks(rest, ctx.real()))
           // Held in clear from now on: the journal redacts it wherever another call carries it.
           db.secretFingerprints.add(apiKey, hashSecret(apiKey))
-          await db.collections.organisationStarts.create(startRecord)
           return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
         })
         if (created) {

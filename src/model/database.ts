@@ -16,6 +16,8 @@ export type { PendingChanges } from './size-ledger.ts'
 export interface StagedRecord {
   collection: CollectionName
   record: object
+  /** Its JSON, measured when it was stored: the turn that claims it does not build it again. */
+  json: string
 }
 
 /** How many records a load creates between two turns of the event loop. */
@@ -163,14 +165,18 @@ export class Database extends IndexedRecords {
   async stage(state: Partial<MockState>): Promise<StagedRecord[]> {
     const staged: StagedRecord[] = []
     await this.#changes.quietly(() =>
-      this.addEach(state, (collection, record) => staged.push({ collection, record })),
+      this.addEach(state, (collection, record) =>
+        staged.push({ collection, record, json: JSON.stringify(record) }),
+      ),
     )
     return staged
   }
 
   /** Makes `staged` records changes of the operation under way, as if it had created them. */
   claim(staged: readonly StagedRecord[]): void {
-    for (const { collection, record } of staged) this.#changes.created(collection, record)
+    for (const { collection, record, json } of staged) {
+      this.#changes.created(collection, record, json)
+    }
   }
 
   /** Removes `staged` records, which no operation has claimed, outside the change log. */

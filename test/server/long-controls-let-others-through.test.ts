@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { maxQueuedFaultBytes } from '../../src/core/faults.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
-import { openConnection, sleep, writeAll } from '../support/raw-socket.ts'
+import { openConnection, writeAll } from '../support/raw-socket.ts'
 
 /**
  * No control call stalls the others ("Limits of a running mock"): a long list is written as it is
