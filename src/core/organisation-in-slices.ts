@@ -20,50 +20,63 @@ export const usersPerSlice = 250
 type Slice = Partial<MockState>
 
 /**
- * Paces the steps of the creations under way: one step for each turn of the event loop, whatever
- * the number of creations, the requests that arrived meanwhile read (and queued) between two. The
- * steps of ten creations each waiting for its own next turn would otherwise all run in one.
+ * Paces the steps of the creations under way: one at a time, each on a turn of the event loop of
+ * its own, and after each a rest as long as the step took, so that whatever the number of
+ * creations they take at most about half of the event loop, the requests that arrived meanwhile
+ * read and answered in the other half (an HTTP request needs several turns: accepted, read,
+ * answered). Ten creations each awaiting its own next turn would otherwise run ten steps back to
+ * back between two reads of the sockets.
  *
- * @example const pace = new Pace(); await pace.turn() // then one step
+ * @example const pace = new Pace(); const slice = await pace.step(() => nextSlice())
  */
 export class Pace {
-  #last: Promise<void> = Promise.resolve()
+  #last: Promise<unknown> = Promise.resolve()
 
-  /** Resolves on a turn of the event loop of its own, after the step before it has had its turn. */
-  turn(): Promise<void> {
-    const next = this.#last.then(() => new Promise<void>((resolve) => afterReadyInput(resolve)))
-    this.#last = next
-    return next
+  /** Runs `work` as the next step, once the step before it and its rest are over. */
+  step<T>(work: () => T | Promise<T>): Promise<T> {
+    let took = 0
+    const run = this.#last.then(async () => {
+      await new Promise<void>((resolve) => afterReadyInput(resolve))
+      const started = performance.now()
+      try {
+        return await work()
+      } finally {
+        took = performance.now() - started
+      }
+    })
+    const rest = () => new Promise<void>((resolve) => setTimeout(resolve, took))
+    this.#last = run.then(rest, rest)
+    return run
   }
 }
 
 /**
- * What `seed` builds from `options`, in its steps if it has them (`Seed.steps`), the event loop
- * turning between two: a large organisation's fixtures built while the mock answers other calls.
+ * What `seed` builds from `options`, in its steps if it has them (`Seed.steps`), each a step of
+ * `pace`: a large organisation's fixtures built while the mock answers other calls.
  */
 export async function seedInSteps(
   pace: Pace,
   seed: Seed,
   options: ResolvedMockApiOptions,
 ): Promise<Dataset> {
-  await pace.turn()
-  if (!seed.steps) return seed(options)
-  const steps = seed.steps(options)
+  const { steps } = seed
+  if (!steps) return pace.step(() => seed(options))
+  const built = steps(options)
   for (;;) {
-    const step = steps.next()
+    const step = await pace.step(() => built.next())
     if (step.done) return step.value
-    await pace.turn()
   }
 }
 
-/** The JSON of `state`, built a piece at a time (see `statePieces`), each on a turn of `pace`. */
+/** The JSON of `state`, built a piece at a time (see `statePieces`), each a step of `pace`. */
 export async function jsonInSteps(pace: Pace, state: MockState): Promise<string> {
   let json = ''
-  for await (const piece of statePieces(state)) {
-    json += piece
-    await pace.turn()
+  const pieces = statePieces(state)
+  for (;;) {
+    const piece = await pace.step(() => pieces.next())
+    if (piece.done) return json
+    json += piece.value
   }
-  return json
 }
 
 /**
@@ -109,7 +122,7 @@ export interface Staged {
 
 /**
  * Stores `slices` one per turn of the queue, outside the change log (see `Database.stage`), each
- * on a turn of `pace` so that the requests that arrived meanwhile take their turn first. Each turn first runs `check` (which throws to stop) and refuses a `userId` another user
+ * a step of `pace` so that the requests that arrived meanwhile take their turn first. Each turn first runs `check` (which throws to stop) and refuses a `userId` another user
  * has, and ends telling `stored` how many users are stored so far. When a reset of the whole mock replaced the records meanwhile, it starts again in the new
  * ones; when it fails, it removes what it stored. The caller claims the records in its last turn
  * (`Database.claim`) or removes them (`Database.unstage`).
@@ -125,32 +138,33 @@ export async function stageInSlices(
   let next = 0
   try {
     while (next < slices.length) {
-      await pace.turn()
-      await transactions.exclusive(async () => {
-        const { ctx } = transactions
-        if (ctx.db !== staged.db) {
-          // A reset of the whole mock: what was stored went with the records it replaced.
-          staged = { db: ctx.db, records: [], users: [] }
-          next = 0
-          stored(0)
-        }
-        check(ctx)
-        const slice = slices[next] as Slice
-        slice.users?.forEach((user, i) => {
-          if (ctx.db.usersByUserId.get(user.userId) === undefined) return
-          const at = next * usersPerSlice + i
-          throw new InvalidInput(
-            `Invalid request parameters: ${jsonPath(['users', at, 'userId'])}: another user has this userId`,
-          )
-        })
-        const records = await ctx.db.stage(slice)
-        staged.records.push(...records)
-        for (const { collection, record } of records) {
-          if (collection === 'users') staged.users.push(record as UserRecord)
-        }
-        next++
-        stored(staged.users.length)
-      })
+      await pace.step(() =>
+        transactions.exclusive(async () => {
+          const { ctx } = transactions
+          if (ctx.db !== staged.db) {
+            // A reset of the whole mock: what was stored went with the records it replaced.
+            staged = { db: ctx.db, records: [], users: [] }
+            next = 0
+            stored(0)
+          }
+          check(ctx)
+          const slice = slices[next] as Slice
+          slice.users?.forEach((user, i) => {
+            if (ctx.db.usersByUserId.get(user.userId) === undefined) return
+            const at = next * usersPerSlice + i
+            throw new InvalidInput(
+              `Invalid request parameters: ${jsonPath(['users', at, 'userId'])}: another user has this userId`,
+            )
+          })
+          const records = await ctx.db.stage(slice)
+          staged.records.push(...records)
+          for (const { collection, record } of records) {
+            if (collection === 'users') staged.users.push(record as UserRecord)
+          }
+          next++
+          stored(staged.users.length)
+        }),
+      )
     }
   } catch (error) {
     await unstage(transactions, staged)

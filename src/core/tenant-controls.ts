@@ -84,7 +84,7 @@ export class TenantControls {
    * (see {@link create}): those stored already count among the mock's users.
    */
   readonly #creating = new Map<string, number>()
-  /** One step of the creations under way a turn of the event loop (see `Pace`). */
+  /** The steps of the creations under way, one at a time, each followed by a rest (see `Pace`). */
   readonly #pace = new Pace()
 
   constructor(deps: TenantDeps) {
@@ -126,9 +126,10 @@ export class TenantControls {
         ],
         data: undefined,
       })
-      const start = startOfOrganisation(transactions.ctx, orgId, parsed, apiKey, () => fixtures)
-      await this.#pace.turn()
-      const { slices, rest } = slicesOf(start)
+      const start = await this.#pace.step(() =>
+        startOfOrganisation(transactions.ctx, orgId, parsed, apiKey, () => fixtures),
+      )
+      const { slices, rest } = await this.#pace.step(() => slicesOf(start))
       // What a reset of it starts from: stored with its users, of several megabytes' JSON.
       const records = await jsonInSteps(this.#pace, start)
       slices.push({ organisationStarts: [{ orgId, records }] })
@@ -140,27 +141,29 @@ export class TenantControls {
           (ctx) => this.#withinUsers(ctx),
           (stored) => this.#creating.set(orgId, users - stored),
         )
-        const created = await transactions.transact(async (ctx) => {
-          const { db } = ctx
-          // A reset of the whole mock took the staged records: they are stored again.
-          if (db !== staged.db) return undefined
-          if (!stillStaged(ctx, staged)) {
-            await db.unstage(staged.records)
-            throw new ApiError('conflict')
-          }
-          try {
-            this.#withinUsers(ctx)
-          } catch (error) {
-            await db.unstage(staged.records)
-            throw error
-          }
-          db.claim(staged.records)
-          // Its clock starts now; a reset starts it again (its start keeps the declared instant).
-          await db.add(startClocks(rest, ctx.real()))
-          // Held in clear from now on: the journal redacts it wherever another call carries it.
-          db.secretFingerprints.add(apiKey, hashSecret(apiKey))
-          return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
-        })
+        const created = await this.#pace.step(() =>
+          transactions.transact(async (ctx) => {
+            const { db } = ctx
+            // A reset of the whole mock took the staged records: they are stored again.
+            if (db !== staged.db) return undefined
+            if (!stillStaged(ctx, staged)) {
+              await db.unstage(staged.records)
+              throw new ApiError('conflict')
+            }
+            try {
+              this.#withinUsers(ctx)
+            } catch (error) {
+              await db.unstage(staged.records)
+              throw error
+            }
+            db.claim(staged.records)
+            // Its clock starts now; a reset starts it again (its start keeps the declared instant).
+            await db.add(startClocks(rest, ctx.real()))
+            // Held in clear from now on: the journal redacts it wherever another call carries it.
+            db.secretFingerprints.add(apiKey, hashSecret(apiKey))
+            return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
+          }),
+        )
         if (created) {
           this.credentials = [...this.credentials, { orgId, name: created.name, apiKeys: [apiKey] }]
           return { orgId, apiKey }
