@@ -44,7 +44,9 @@ export class Pace {
         took = performance.now() - started
       }
     })
-    const rest = () => new Promise<void>((resolve) => setTimeout(resolve, took))
+    // A step of under a millisecond (a small organisation's) rests for none: a timer would.
+    const rest = () =>
+      new Promise<void>((resolve) => (took < 1 ? resolve() : setTimeout(resolve, took)))
     this.#last = run.then(rest, rest)
     return run
   }
@@ -122,10 +124,12 @@ export interface Staged {
 
 /**
  * Stores `slices` one per turn of the queue, outside the change log (see `Database.stage`), each
- * a step of `pace` so that the requests that arrived meanwhile take their turn first. Each turn first runs `check` (which throws to stop) and refuses a `userId` another user
- * has, and ends telling `stored` how many users are stored so far. When a reset of the whole mock replaced the records meanwhile, it starts again in the new
- * ones; when it fails, it removes what it stored. The caller claims the records in its last turn
- * (`Database.claim`) or removes them (`Database.unstage`).
+ * a step of `pace` so that the requests that arrived meanwhile take their turn first. Each turn
+ * first runs `check` (which throws to stop) and refuses a `userId` another user has, and ends
+ * telling `stored` how many users are stored so far. When a reset of the whole mock replaced the
+ * records meanwhile, it starts again in the new ones; when it fails, it removes what it stored.
+ * The caller claims the records in its last turn (`Database.claim`) or removes them
+ * (`Database.unstage`).
  */
 export async function stageInSlices(
   pace: Pace,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { maxQueuedFaultBytes } from '../../src/core/faults.ts'
+import { createMockApi } from '../../src/root/index.ts'
 import { type RunningServer, startServer } from '../../src/server/server.ts'
 import { openConnection, writeAll } from '../support/raw-socket.ts'
 
@@ -180,5 +181,49 @@ describe('POST /__mock/organisations {"users":10000}', () => {
     } finally {
       await small.close()
     }
+  }, 120_000)
+
+  it('stores its users again after a reset of the whole mock taken between two slices', async () => {
+    const api = createMockApi({ seededOrganisations: 1, usersPerOrganisation: 10 })
+    await api.ready
+    let settled = false
+    const creation = api.organisations
+      .create({ orgId: 'across-a-reset', users: 5_000 })
+      .finally(() => {
+        settled = true
+      })
+    await vi.waitFor(() => expect(api.db.users.count()).toBeGreaterThan(10), {
+      timeout: 30_000,
+      interval: 1,
+    })
+    await api.reset()
+    expect(settled).toBe(false)
+    // The reset took what was stored: the seed's users alone, for now.
+    expect(api.db.users.count()).toBeLessThan(5_010)
+    await creation
+    const state = await api.state()
+    expect(state.users.filter((u) => u.orgId === 'across-a-reset')).toHaveLength(5_000)
+    expect(state.users).toHaveLength(5_010)
+    expect(state.organisations.map((o) => o.orgId)).toContain('across-a-reset')
+  }, 120_000)
+
+  it('is refused 409, leaving nothing, when a control deletes one of its users meanwhile', async () => {
+    const api = createMockApi({ seededOrganisations: 1, usersPerOrganisation: 10 })
+    await api.ready
+    const before = await api.state()
+    const creation = api.organisations
+      .create({ orgId: 'half-made', users: 5_000 })
+      .catch((error: unknown) => error)
+    let staged: { id: string } | undefined
+    await vi.waitFor(
+      () => {
+        staged = api.db.users.findFirst((q) => q.where({ orgId: 'half-made' }))
+        expect(staged).toBeDefined()
+      },
+      { timeout: 30_000, interval: 1 },
+    )
+    await api.organisations.deleteUser('half-made', staged?.id ?? '')
+    expect(await creation).toMatchObject({ status: 409 })
+    expect(await api.state()).toEqual(before)
   }, 120_000)
 })
