@@ -82,18 +82,50 @@ export function randomText(alphabet: string, length: number): string {
 }
 
 /**
+ * The public prefix of an API key (`sk_test_…`): what a key of the mock starts with, and what a
+ * client may leave out when it copies the secret part alone.
+ */
+export const publicKeyPrefix = 'sk_test_'
+
+/**
+ * The shortest secret part of a key, after its {@link publicKeyPrefix}, that the journal looks for
+ * alone: 16 characters, never an ordinary word (a data file's `sk_test_acme` leaves `acme`, which
+ * is not looked for: it would redact every `acme`).
+ */
+export const minBareKeyLength = 16
+
+/**
+ * The secret part of `key` after its {@link publicKeyPrefix}, when it has one and that part is
+ * {@link minBareKeyLength} characters or more; `undefined` otherwise.
+ *
+ * @example bareKeyOf('sk_test_0123456789abcdefABCDEFGH') // '0123456789abcdefABCDEFGH'
+ */
+export function bareKeyOf(key: string): string | undefined {
+  if (!key.startsWith(publicKeyPrefix)) return undefined
+  const bare = key.slice(publicKeyPrefix.length)
+  return bare.length >= minBareKeyLength ? bare : undefined
+}
+
+/**
  * The forms of the secrets the mock generates, each a pattern of the runs that may hold one and
  * the secret's length: sign-in tokens and web-view session ids (64 lowercase hex characters, see
  * {@link generateSignInToken}); the API keys of the seed and of organisations created at run time
- * (`sk_test_` and 24 letters and digits). What lets the journal find, inside a string, a secret the
+ * (`sk_test_` and 24 letters and digits), and such a key's 24 letters and digits alone. What lets the journal find, inside a string, a secret the
  * mock holds only as its hash (one a state file kept, not seen in clear since the start).
  *
  * @example generatedSecretForms[0].pattern.test('a'.repeat(64)) // true
  */
-export const generatedSecretForms = [
+export const generatedSecretForms: readonly {
+  pattern: RegExp
+  length: number
+  /** What the secret starts with that the form leaves out: its piece is checked with it. */
+  prefix?: string
+}[] = [
   { pattern: /[0-9a-f]{64,}/g, length: 64 },
   { pattern: /sk_test_[A-Za-z0-9]{24}/g, length: 32 },
-] as const
+  // A generated key's secret part alone, its public prefix left out.
+  { pattern: /[A-Za-z0-9]{24,}/g, length: 24, prefix: publicKeyPrefix },
+]
 
 /** A new sign-in token: 256 bits from the platform's cryptographic random source, as hex. */
 export function generateSignInToken(): string {

@@ -1,4 +1,6 @@
 import { ApiError, type ApiErrorCode, apiErrors } from '../base/errors.ts'
+import { describeIssues } from '../base/issues.ts'
+import { readBytes } from '../base/read-bytes.ts'
 import { isMockHealth } from '../control/control-answers.ts'
 import { type AnyControlRow, paramsOf } from '../control/control-row.ts'
 import {
@@ -19,19 +21,47 @@ export interface ConnectOptions {
   controlToken?: string
   /**
    * How long one control call may take, its answer read whole, in milliseconds (30,000 by
-   * default): past it, the call rejects with a {@link MockApiClientError} `timeout`.
+   * default; a whole number from 1 to 2,147,483,647, the longest timer the platform keeps): past
+   * it, the call rejects with a {@link MockApiClientError} `timeout`.
    */
   timeoutMs?: number
+  /**
+   * The most bytes of one answer the client reads (512 MiB by default, twice the state a server
+   * holds by default; a whole number from 1): past it, the call rejects with a
+   * {@link MockApiClientError} `invalid-answer`, the rest left unread.
+   */
+  maxAnswerBytes?: number
 }
+
+const decoder = new TextDecoder()
 
 /** How long a control call may take by default, in milliseconds. */
 const defaultTimeoutMs = 30_000
+/** The longest timer the platform keeps, in milliseconds (2^31 − 1): a longer one fires at once. */
+const maxTimeoutMs = 2 ** 31 - 1
+/** The most bytes of an answer the client reads by default. */
+const defaultMaxAnswerBytes = 512 * 1024 * 1024
+
+/**
+ * `value` of option `name`, or `fallback` when absent; a `TypeError` naming the bounds when it is
+ * not a whole number from 1 to `max`.
+ */
+function wholeOption(name: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= max) {
+    return value
+  }
+  throw new TypeError(
+    `connectMockApi: ${name} must be a whole number from 1 to ${max}, not ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`,
+  )
+}
 
 /**
  * A running standalone server's controls over HTTP: every control of the control table, with the
  * in-process `MockApi`'s names and arguments, each awaited. Every error answer rejects with an
  * {@link ApiError} carrying its status (a 400's message says what is wrong); no answer in time, no
- * answer at all or one that is not the endpoint's, with a {@link MockApiClientError}.
+ * answer at all or one that is not the endpoint's (its body checked against the control's output
+ * schema, and read up to `maxAnswerBytes`), with a {@link MockApiClientError}.
  */
 export type MockApiClient = ClientControls & {
   /** The server's URL, as given (without a trailing `/`). */
@@ -66,7 +96,13 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
   const base = url.replace(/\/+$/, '')
   const authorization = options.controlToken && `Bearer ${options.controlToken}`
 
-  const { timeoutMs = defaultTimeoutMs } = options
+  const timeoutMs = wholeOption('timeoutMs', options.timeoutMs, defaultTimeoutMs, maxTimeoutMs)
+  const maxAnswerBytes = wholeOption(
+    'maxAnswerBytes',
+    options.maxAnswerBytes,
+    defaultMaxAnswerBytes,
+    Number.MAX_SAFE_INTEGER,
+  )
 
   const invoke: Invoke = async (row, input) => {
     const answer = await send(row, input)
@@ -85,6 +121,15 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
         `${answer.target} answered ${answer.status} with a body that is not JSON: ${JSON.stringify(answer.text.slice(0, 100))}`,
         { cause: error },
       )
+    }
+    if (row.output) {
+      const checked = row.output.safeParse(json)
+      if (!checked.success) {
+        throw new MockApiClientError(
+          'invalid-answer',
+          `${answer.target} answered ${answer.status} with a body that is not the endpoint's: ${describeIssues(checked.error.issues, 'body')}`,
+        )
+      }
     }
     return row.fromWire ? row.fromWire(answer.status, json) : json
   }
@@ -106,8 +151,16 @@ export function connectMockApi(url: string, options: ConnectOptions = {}): MockA
         signal,
       })
       const { status, statusText } = response
-      return { target, status, statusText, text: await response.text() }
+      const read = response.body && (await readBytes(response.body, maxAnswerBytes))
+      if (read && !read.complete) {
+        throw new MockApiClientError(
+          'invalid-answer',
+          `${target} answered ${status} with a body past ${maxAnswerBytes} bytes (maxAnswerBytes): not read further`,
+        )
+      }
+      return { target, status, statusText, text: read ? decoder.decode(read.bytes) : '' }
     } catch (error) {
+      if (error instanceof MockApiClientError) throw error
       throw signal.aborted
         ? new MockApiClientError('timeout', `${target}: no answer within ${timeoutMs} ms`, {
             cause: error,

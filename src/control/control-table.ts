@@ -195,6 +195,13 @@ export const controlTable = {
     args: (scope: FaultScope = {}) => scope,
     tenant: { name: 'queuedFaults', args: (orgId) => ({ orgId }) },
     run: (core, scope) => core.queuedFaults(scope),
+    // Written as it is read: the queue may hold 16 MiB of faults.
+    serve: async (core, scope) => ({
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '',
+      chunks: core.queuedFaultsJson(scope),
+    }),
   }),
   clearFaults: control({
     method: 'DELETE',

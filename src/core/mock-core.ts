@@ -1,6 +1,7 @@
 import * as z from 'zod'
 import { type ShapeCase, shapeCases } from '../api/shape-cases.ts'
 import { ApiError, InvalidInput, toErrorResponse, type WireResponse } from '../base/errors.ts'
+import { jsonArrayPieces } from '../base/json-pieces.ts'
 import { createSecretSeal } from '../base/secret-seal.ts'
 import { randomText } from '../base/secrets.ts'
 import { systemClock } from '../base/time.ts'
@@ -438,6 +439,15 @@ export class MockCore {
     const { orgId } = scope
     const queued = this.#faults.list()
     return orgId === undefined ? queued : queued.filter((fault) => fault.orgId === orgId)
+  }
+
+  /**
+   * The JSON of {@link queuedFaults}, in pieces of about 64 KiB, never as one string: what
+   * `GET /__mock/faults` writes as it reads (the queue may hold 16 MiB). The faults as they are
+   * queued when it is called (a view of each is cheap: its JSON is what costs).
+   */
+  queuedFaultsJson(scope: CallScope = {}): AsyncIterable<string> {
+    return jsonArrayPieces(this.queuedFaults(scope), (fault) => JSON.stringify(fault))
   }
 
   /**

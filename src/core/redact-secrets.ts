@@ -1,5 +1,5 @@
 import { isNestedDeeperThan, maxJsonDepth } from '../base/json-depth.ts'
-import { hashSecret, visibleAscii } from '../base/secrets.ts'
+import { hashSecret, minBareKeyLength, publicKeyPrefix, visibleAscii } from '../base/secrets.ts'
 import type { RuleContext } from '../rules/context.ts'
 import type { CallRequest } from './journal.ts'
 import type { JsonValue } from './journaled-body.ts'
@@ -101,15 +101,23 @@ export function redactPath(ctx: RuleContext, pathname: string): string {
  * matches, nothing for text shorter than every secret. A secret the mock holds only as a hash and
  * has not seen in clear since it started (kept by a state file) is found in the forms the mock
  * generates secrets in (`findUnseen`); a call not `answered` also hashes `text` whole, for one of
- * any other form (a state file's key no longer given, not used since).
+ * any other form (a state file's key no longer given, not used since). An API key is found without
+ * its public prefix too (`u-0123…` for `sk_test_0123…`): a client may copy its secret part alone.
  */
 function holdsSecret(ctx: RuleContext, text: string, answered = false): boolean {
   const { secretFingerprints } = ctx.db
-  const confirm = (piece: string) => isSecret(ctx, piece)
-  if (secretFingerprints.find(text, confirm) || secretFingerprints.findUnseen(text, confirm)) {
+  if (
+    secretFingerprints.find(text, (piece) => isSecret(ctx, piece) || isBareKey(ctx, piece)) ||
+    secretFingerprints.findUnseen(text, (piece) => isSecret(ctx, piece))
+  ) {
     return true
   }
-  return !answered && isSecret(ctx, text)
+  return !answered && (isSecret(ctx, text) || isBareKey(ctx, text))
+}
+
+/** Whether `text` is the secret part of an API key the mock holds, its public prefix left out. */
+function isBareKey(ctx: RuleContext, text: string): boolean {
+  return text.length >= minBareKeyLength && isSecret(ctx, publicKeyPrefix + text)
 }
 
 /** What a key, a token or a session id is made of: visible ASCII only (see `headerSecretSchema`). */

@@ -12,6 +12,7 @@ import { organisationSlice, startClocks } from '../model/declared-data.ts'
 import { withUserIdsFree } from '../model/user-ids.ts'
 import type { ResolvedMockApiOptions } from '../options/mock-api-options.ts'
 import { setOrganisationShapes } from '../rules/answer-shapes.ts'
+import type { RuleContext } from '../rules/context.ts'
 import { setOrganisationLatency } from '../rules/latency.ts'
 import {
   generateApiKey,
@@ -20,6 +21,14 @@ import {
   putUser,
   startOfOrganisation,
 } from '../rules/organisations.ts'
+import {
+  jsonInSteps,
+  Pace,
+  seedInSteps,
+  slicesOf,
+  stageInSlices,
+  stillStaged,
+} from './organisation-in-slices.ts'
 import { restoreSettings, type SettingHolders, saveSettings } from './organisation-settings.ts'
 import {
   dropSnapshot,
@@ -86,6 +95,13 @@ export class TenantControls {
   /** The organisations and API keys a client can use, keys in clear. */
   credentials: Credentials[]
   readonly #deps: TenantDeps
+  /**
+   * The organisations being created, by id, with how many of their users are still to be stored
+   * (see {@link create}): those stored already count among the mock's users.
+   */
+  readonly #creating = new Map<string, number>()
+  /** The steps of the creations under way, one at a time, each followed by a rest (see `Pace`). */
+  readonly #pace = new Pace()
 
   constructor(deps: TenantDeps) {
     this.#deps = deps
@@ -100,52 +116,128 @@ export class TenantControls {
   /**
    * Creates an organisation with a fresh API key (and, as `input` says, an id, a name, groups,
    * paths and users); resolves to its id and key (the in-process API and the client give its
-   * tenant handle). Rejects with the API's 409 `Conflict` for an `orgId` the mock has, and a
-   * `TypeError` for invalid input or past `maxOrganisations`.
+   * tenant handle). Rejects with the API's 409 `Conflict` for an `orgId` the mock has (or is
+   * creating), and a `TypeError` for invalid input or past `maxOrganisations` or `maxUsers`.
+   *
+   * Its users are stored in slices, a turn of the queue each, other operations running between
+   * them (see `stageInSlices`); the organisation, its key and the rest come in its last turn, which
+   * claims them: until then no call can use it, and a creation that fails leaves nothing.
    */
   async create(input: OrganisationInput = {}): Promise<CreatedOrganisation> {
-    const { transactions, options, seed } = this.#deps
+    const { transactions } = this.#deps
     const parsed = parseInput(organisationInputSchema, input)
-    const created = await transactions.transact(async (ctx) => {
-      const { db } = ctx
-      const orgId = parsed.orgId ?? generateOrganisationId()
-      if (this.has(orgId)) throw new ApiError('conflict')
-      const max = options.maxOrganisations
-      if (db.organisations.size >= max) {
-        throw new InvalidInput(
-          `Invalid request parameters: the mock holds ${max} organisations, its limit (maxOrganisations, --max-orgs)`,
-        )
-      }
+    const orgId = parsed.orgId ?? generateOrganisationId()
+    const users = typeof parsed.users === 'number' ? parsed.users : (parsed.users?.length ?? 0)
+    // Its room is taken first: a creation under way counts against the bounds.
+    await transactions.exclusive(async () => this.#reserve(orgId, users))
+    try {
       const apiKey = generateApiKey()
-      const fixtures = (users: number) =>
-        seed({
-          ...options,
-          seededOrganisations: 0,
-          organisations: [{ orgId, apiKeys: [apiKey], users }],
-          data: undefined,
-        }).state
-      const source = parsed.from && snapshotNamed(db, parsed.from.orgId, parsed.from.snapshot)
+      // A fork starts from a snapshot (404 `Not found` for an unknown one), as it stands now.
+      const { from } = parsed
+      const source = from && snapshotNamed(transactions.ctx.db, from.orgId, from.snapshot)
       const start = source
-        ? forkedStart(ctx, source, orgId, apiKey, parsed.name)
-        : startOfOrganisation(ctx, orgId, parsed, apiKey, fixtures)
-      if (db.collections.users.count() + start.users.length > options.maxUsers) {
-        throw new InvalidInput(
-          `Invalid request parameters: the mock would hold more than ${options.maxUsers} users, its limit (maxUsers, --max-users)`,
+        ? await this.#pace.step(() =>
+            forkedStart(transactions.ctx, source, orgId, apiKey, parsed.name),
+          )
+        : await this.#startOf(orgId, parsed, apiKey)
+      const { slices, rest } = await this.#pace.step(() => slicesOf(start))
+      // What a reset of it starts from: stored with its users, of several megabytes' JSON.
+      const records = await jsonInSteps(this.#pace, start)
+      slices.push({ organisationStarts: [{ orgId, records }] })
+      for (;;) {
+        const staged = await stageInSlices(
+          this.#pace,
+          transactions,
+          slices,
+          (ctx) => this.#withinUsers(ctx),
+          (stored) => this.#creating.set(orgId, users - stored),
         )
+        const created = await this.#pace.step(() =>
+          transactions.transact(async (ctx) => {
+            const { db } = ctx
+            // A reset of the whole mock took the staged records: they are stored again.
+            if (db !== staged.db) return undefined
+            if (!stillStaged(ctx, staged)) {
+              await db.unstage(staged.records)
+              throw new ApiError('conflict')
+            }
+            try {
+              this.#withinUsers(ctx)
+            } catch (error) {
+              await db.unstage(staged.records)
+              throw error
+            }
+            db.claim(staged.records)
+            // Its clock starts now; a reset starts it again (its start keeps the declared instant).
+            await db.add(startClocks(rest, ctx.real()))
+            // Held in clear from now on: the journal redacts it wherever another call carries it.
+            db.secretFingerprints.add(apiKey, hashSecret(apiKey))
+            return { orgId, apiKey, name: start.organisations[0]?.name ?? orgId }
+          }),
+        )
+        if (created) {
+          // Once its records are kept: no call can carry its key before this resolves.
+          if (source) restoreSettings(this.#deps.settings, orgId, source.settings)
+          this.credentials = [...this.credentials, { orgId, name: created.name, apiKeys: [apiKey] }]
+          return { orgId, apiKey }
+        }
       }
-      // Its clock starts now; a reset starts it again (its start keeps the declared instant).
-      await db.add(startClocks(start, ctx.real()))
-      // Held in clear from now on: the journal redacts it wherever another call carries it.
-      db.secretFingerprints.add(apiKey, hashSecret(apiKey))
-      await db.collections.organisationStarts.create({ orgId, records: JSON.stringify(start) })
-      const name = start.organisations[0]?.name ?? orgId
-      return { orgId, apiKey, name, settings: source?.settings }
+    } finally {
+      this.#creating.delete(orgId)
+    }
+  }
+
+  /**
+   * The records organisation `orgId` starts with, as `parsed` declares them: the seed's users,
+   * built in steps outside the queue, asked for only when `users` is a count.
+   */
+  async #startOf(orgId: string, parsed: z.output<typeof organisationInputSchema>, apiKey: string) {
+    const { transactions, options, seed } = this.#deps
+    const { state: fixtures } = await seedInSteps(this.#pace, seed, {
+      ...options,
+      seededOrganisations: 0,
+      organisations: [
+        { orgId, apiKeys: [apiKey], users: typeof parsed.users === 'number' ? parsed.users : 0 },
+      ],
+      data: undefined,
     })
-    const { orgId, apiKey, name, settings } = created
-    // Once its records are kept: no call can carry its key before this resolves.
-    if (settings !== undefined) restoreSettings(this.#deps.settings, orgId, settings)
-    this.credentials = [...this.credentials, { orgId, name, apiKeys: [apiKey] }]
-    return { orgId, apiKey }
+    return this.#pace.step(() =>
+      startOfOrganisation(transactions.ctx, orgId, parsed, apiKey, () => fixtures),
+    )
+  }
+
+  /**
+   * Reserves room for organisation `orgId` with `users` users: 409 `Conflict` for an id the mock
+   * has or is creating, a `TypeError` past `maxOrganisations` or `maxUsers` (the creations under
+   * way counted in).
+   */
+  #reserve(orgId: string, users: number): void {
+    const { options, transactions } = this.#deps
+    const { db } = transactions.ctx
+    if (this.has(orgId) || this.#creating.has(orgId)) throw new ApiError('conflict')
+    const max = options.maxOrganisations
+    if (db.organisations.size + this.#creating.size >= max) {
+      throw new InvalidInput(
+        `Invalid request parameters: the mock holds ${max} organisations, its limit (maxOrganisations, --max-orgs)`,
+      )
+    }
+    let reserved = 0
+    for (const count of this.#creating.values()) reserved += count
+    this.#withinUsers(transactions.ctx, reserved + users)
+    this.#creating.set(orgId, users)
+  }
+
+  /**
+   * A `TypeError` when the mock holds more than `maxUsers` users (the users of the creations under
+   * way stored so far counted in), or would with `more`.
+   */
+  #withinUsers(ctx: RuleContext, more = 0): void {
+    const max = this.#deps.options.maxUsers
+    if (ctx.db.collections.users.count() + more > max) {
+      throw new InvalidInput(
+        `Invalid request parameters: the mock would hold more than ${max} users, its limit (maxUsers, --max-users)`,
+      )
+    }
   }
 
   /**

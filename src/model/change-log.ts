@@ -14,6 +14,8 @@ export type Change = StateChange & {
   created?: true
   /** The fields a change in place replaced, as they were. */
   before?: object
+  /** The record's JSON, when it was measured before it was logged (see {@link ChangeLog.created}). */
+  json?: string
 }
 
 /** Told of the records a take-back replaces or removes: what is kept of them elsewhere (a size). */
@@ -83,6 +85,15 @@ export class ChangeLog {
       held[field] = value
     }
     if (!this.#quiet) this.#current.push({ collection, op: 'put', record, before } as Change)
+  }
+
+  /**
+   * Logs `record`, stored before without a log ({@link quietly}), as created by the operation
+   * under way: written, measured and taken back with it; `json`, its JSON if known (it has not
+   * changed since), spares building it again.
+   */
+  created(collection: CollectionName, record: object, json?: string): void {
+    this.#current.push({ collection, op: 'put', record, created: true, json } as Change)
   }
 
   /** Forgets the changes of the operation under way: they are kept for good. */

@@ -12,6 +12,14 @@ export type { Collections } from './indexed-records.ts'
 export { emptyState, type MockState, mockStateSchema } from './mock-state.ts'
 export type { PendingChanges } from './size-ledger.ts'
 
+/** A record {@link Database.stage} stored, with its collection. */
+export interface StagedRecord {
+  collection: CollectionName
+  record: object
+  /** Its JSON, measured when it was stored: the turn that claims it does not build it again. */
+  json: string
+}
+
 /** How many records a load creates between two turns of the event loop. */
 const loadSlice = 2048
 
@@ -146,6 +154,36 @@ export class Database extends IndexedRecords {
   undoHeld(): Promise<void> {
     this.#sizes.undoHeld()
     return this.#changes.undoHeld(this.#sizes)
+  }
+
+  /**
+   * Stores a copy of every record of `state`, validated by its collection's schema, outside the
+   * change log: no operation writes, measures or takes them back (another's refusal included)
+   * until one {@link claim}s them, and {@link unstage} removes them. What lets a large organisation
+   * be created over several turns of the queue, the other operations running between them.
+   */
+  async stage(state: Partial<MockState>): Promise<StagedRecord[]> {
+    const staged: StagedRecord[] = []
+    await this.#changes.quietly(() =>
+      this.addEach(state, (collection, record) =>
+        staged.push({ collection, record, json: JSON.stringify(record) }),
+      ),
+    )
+    return staged
+  }
+
+  /** Makes `staged` records changes of the operation under way, as if it had created them. */
+  claim(staged: readonly StagedRecord[]): void {
+    for (const { collection, record, json } of staged) {
+      this.#changes.created(collection, record, json)
+    }
+  }
+
+  /** Removes `staged` records, which no operation has claimed, outside the change log. */
+  async unstage(staged: readonly StagedRecord[]): Promise<void> {
+    await this.#changes.quietly(async () => {
+      for (const { collection, record } of staged) this.holderOf(collection).delete(record as never)
+    })
   }
 
   /**

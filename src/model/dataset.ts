@@ -23,4 +23,10 @@ export interface Dataset {
  * @example
  * const seed: Seed = () => ({ state: emptyState, credentials: [] })
  */
-export type Seed = (options: ResolvedMockApiOptions) => Dataset
+export type Seed = ((options: ResolvedMockApiOptions) => Dataset) & {
+  /**
+   * The same dataset built in steps (yielding between them), if the seed can: what an organisation
+   * created at run time with many users is built with, other calls answered between the steps.
+   */
+  readonly steps?: (options: ResolvedMockApiOptions) => Generator<void, Dataset>
+}

@@ -232,6 +232,18 @@ export class IndexedRecords {
     this.adoptPlaced()
   }
 
+  /** {@link add}, each record stored told to `each` with its collection. */
+  protected async addEach(
+    state: Partial<MockState>,
+    each: (collection: CollectionName, record: object) => void,
+  ): Promise<void> {
+    for (const name of collectionNames) {
+      for (const record of state[name] ?? []) {
+        each(name, (await this.#create(name, copyRecord(record))) as object)
+      }
+    }
+  }
+
   /** Every record, one array per collection: the stored objects themselves, not copies. */
   records(): MockState {
     return forEachCollection<MockState>((name) => this.holderOf(name).all())

@@ -1,7 +1,13 @@
-import { generatedSecretForms } from '../base/secrets.ts'
+import { bareKeyOf, generatedSecretForms } from '../base/secrets.ts'
 import type { ObservedRecords } from './indexes.ts'
 
-/** The most SHA-256 a string costs the search for secrets held only as hashes (see `findUnseen`). */
+/** The key under which the fingerprint of a key's secret part alone is kept, beside its own. */
+const bareOf = (hash: string) => `${hash}:bare`
+
+/**
+ * The most SHA-256 a string costs the search for secrets held only as hashes, for each form of
+ * secret (see `findUnseen`).
+ */
 const maxUnseenChecks = 64
 
 /**
@@ -12,6 +18,9 @@ const maxUnseenChecks = 64
  * is 32 bits, a polynomial of the secret's characters modulo 2^32 (32-bit integer arithmetic, the
  * fastest a JavaScript engine has) in a random odd base drawn for each database, and the process
  * holds the secrets themselves anyway (the options' keys, a token while it is answered).
+ *
+ * An API key is also remembered by its secret part alone, after its public prefix (`sk_test_`),
+ * when that part is long enough (see `bareKeyOf`): a client may send that part without the prefix.
  *
  * A secret leaves the index when its record leaves its collection (swept, deleted, evicted).
  */
@@ -47,6 +56,14 @@ export class SecretFingerprints {
    */
   add(secret: string, hash: string): void {
     if (secret.length === 0 || this.#byHash.has(hash)) return
+    this.#remember(secret, hash)
+    this.#unseen.delete(hash)
+    // A key's secret part alone, as a client may copy it without the public prefix.
+    const bare = bareKeyOf(secret)
+    if (bare !== undefined) this.#remember(bare, bareOf(hash))
+  }
+
+  #remember(secret: string, hash: string): void {
     let table = this.#byLength.get(secret.length)
     if (!table) {
       table = { power: this.#power(secret.length), counts: new Map() }
@@ -55,7 +72,6 @@ export class SecretFingerprints {
     }
     const fingerprint = this.#fingerprint(secret)
     this.#byHash.set(hash, { length: secret.length, fingerprint })
-    this.#unseen.delete(hash)
     table.counts.set(fingerprint, (table.counts.get(fingerprint) ?? 0) + 1)
   }
 
@@ -63,19 +79,21 @@ export class SecretFingerprints {
    * Whether `text` holds, in one of the forms the mock generates secrets in
    * (`generatedSecretForms`), a piece that passes `confirm`: for the secrets held only as hashes
    * (see {@link #unseen}), which no fingerprint finds. Nothing when there are none. Each run of a
-   * form costs a SHA-256 per place a secret may start; past {@link maxUnseenChecks} of them, the
-   * text counts as holding one (the journal then over-redacts, the safe side), so that no string
+   * form costs a SHA-256 per place a secret may start; past {@link maxUnseenChecks} of them for one
+   * form, the text counts as holding one (the journal then over-redacts, the safe side), so that no string
    * costs more than that.
    *
    * @example fingerprints.findUnseen(`x${token}y`, (piece) => isSecret(ctx, piece)) // true after a restart
    */
   findUnseen(text: string, confirm: (piece: string) => boolean): boolean {
     if (this.#unseen.size === 0) return false
-    let checks = 0
-    for (const { pattern, length } of generatedSecretForms) {
+    for (const { pattern, length, prefix = '' } of generatedSecretForms) {
+      let checks = 0
       for (const [run] of text.matchAll(pattern)) {
         for (let at = 0; at + length <= run.length; at++) {
-          if (++checks > maxUnseenChecks || confirm(run.slice(at, at + length))) return true
+          if (++checks > maxUnseenChecks || confirm(prefix + run.slice(at, at + length))) {
+            return true
+          }
         }
       }
     }
@@ -93,13 +111,15 @@ export class SecretFingerprints {
         const hash = hashOf(record)
         this.#unseen.delete(hash)
         this.#forget(hash)
+        this.#forget(bareOf(hash))
       },
     }
   }
 
   /**
    * Whether some piece of `text` of a held secret's length, whose fingerprint a held secret has,
-   * passes `confirm` (which checks its SHA-256). One pass over `text` per distinct length of the
+   * passes `confirm` (which checks its SHA-256; a key's secret part alone is checked with its
+   * public prefix, see {@link bareKeyOf}). One pass over `text` per distinct length of the
    * secrets held (two for the seeded keys and the tokens); nothing for text shorter than them all.
    *
    * @example fingerprints.find('u-sk_test_….x', (piece) => isSecret(ctx, piece)) // true

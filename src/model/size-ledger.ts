@@ -64,13 +64,18 @@ export class SizeLedger implements TakenBack {
     let bytes = this.#bytes
     const sizes = new Map<object, number>()
     const written: PendingChanges['writes'] = []
-    for (const { collection, op, record, before, created } of changes) {
+    for (const { collection, op, record, before, created, json: known } of changes) {
       const seen = sizes.get(record)
       const old = seen ?? (created ? undefined : this.#sizeOf(record))
       let size = 0
       if (op === 'put') {
         const resized = writes || seen !== undefined ? undefined : resizedBy(record, before, old)
-        const json = resized === undefined ? JSON.stringify(record) : undefined
+        const json =
+          resized !== undefined
+            ? undefined
+            : seen === undefined && known
+              ? known
+              : JSON.stringify(record)
         if (writes) written.push({ collection, record, json: json as string })
         size = resized ?? (json as string).length
       } else if (writes) written.push({ collection, record, json: null })

@@ -7,7 +7,7 @@ import {
 } from '../api/data-file.ts'
 import { ApiError, apiErrors, InvalidInput } from '../base/errors.ts'
 import { describeIssues, jsonPath } from '../base/issues.ts'
-import { randomText } from '../base/secrets.ts'
+import { publicKeyPrefix, randomText } from '../base/secrets.ts'
 import { emptyState, type MockState } from '../model/database.ts'
 import { apiKeyRecord, organisationRecordsOf, userRecordsOf } from '../model/declared-data.ts'
 import type { RuleContext } from './context.ts'
@@ -16,7 +16,7 @@ import type { RuleContext } from './context.ts'
 const alphanumeric = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 
 /** A new API key: `sk_test_` and 24 letters and digits from the cryptographic random source. */
-export const generateApiKey = () => `sk_test_${randomText(alphanumeric, 24)}`
+export const generateApiKey = () => `${publicKeyPrefix}${randomText(alphanumeric, 24)}`
 
 /** A new organisation id: `tenant-` and 12 lowercase letters and digits, drawn at random. */
 export const generateOrganisationId = () =>

@@ -70,16 +70,22 @@ export class StateFile {
    * afresh, as a new file is.
    */
   readonly interrupted: boolean
+  /**
+   * Whether its index was found not to match its records, and rebuilt from them before anything
+   * was read or written (see {@link checkOrRepair}).
+   */
+  readonly repaired: boolean
 
   private constructor(
     path: string,
     db: DatabaseSync,
-    held: { loaded: boolean; interrupted: boolean },
+    held: { loaded: boolean; interrupted: boolean; repaired: boolean },
   ) {
     this.path = path
     this.#db = db
     this.loaded = held.loaded
     this.interrupted = held.interrupted
+    this.repaired = held.repaired
     this.#put = db.prepare(
       'INSERT INTO records (collection, key, json) VALUES (?, ?, ?) ON CONFLICT (collection, key) DO UPDATE SET json = excluded.json',
     )
@@ -109,7 +115,7 @@ export class StateFile {
           `${path} is a SQLite database, but not a state file of identify-api-mock: start with a new file (another --state-file path); it was left as it is`,
         )
       }
-      if (tables !== 0) refuseDamaged(path, db)
+      const repaired = tables !== 0 && checkOrRepair(path, db)
       chmodSync(path, privateMode)
       db.exec(`PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
         PRAGMA application_id = ${applicationId};
@@ -125,6 +131,7 @@ export class StateFile {
       const file = new StateFile(path, db, {
         loaded: complete,
         interrupted: tables !== 0 && !complete,
+        repaired,
       })
       openHere.add(path)
       return file
@@ -275,23 +282,50 @@ function isIoError(error: unknown): boolean {
 }
 
 /**
- * Refuses a database SQLite's own check finds damaged (a corrupt page of the index let the server
- * start, then answered every write 500), with its first problem, leaving it as it is.
+ * Checks the database with SQLite's full check (`PRAGMA integrity_check`: its pages, and every
+ * index entry against its table row, which `quick_check` does not compare: a damaged entry of the
+ * key index let the server start, write a second row for a key and delete only that one, so that
+ * an acknowledged delete came back at the next start). When the only problems are index entries,
+ * rebuilds the index from the rows (`REINDEX`), checks again, and says it did (`true`); any other
+ * problem, or one the rebuild does not cure (two rows of one key), is refused with the first one,
+ * the file left as it is (the rebuild is tried only when the rows themselves are sound).
  */
-function refuseDamaged(path: string, db: DatabaseSync): void {
-  let problem: string | undefined
-  try {
-    const [row] = db.prepare('PRAGMA quick_check(1)').all()
-    const said = String(row?.quick_check ?? '')
-    if (said !== 'ok')
-      problem = said.replace(/^\*\*\* in database main \*\*\*\n/, '').split('\n')[0]
-  } catch (error) {
-    problem = (error as Error).message
+function checkOrRepair(path: string, db: DatabaseSync): boolean {
+  let problems = integrityProblems(db)
+  if (problems.length === 0) return false
+  let repaired = false
+  if (problems.every((problem) => indexProblem.test(problem))) {
+    try {
+      db.exec('REINDEX records')
+      problems = integrityProblems(db)
+      repaired = problems.length === 0
+    } catch (error) {
+      problems = [(error as Error).message]
+    }
   }
-  if (problem === undefined) return
+  if (repaired) return true
   throw new StateFileError(
-    `${path} is damaged (SQLite's check found: ${problem}): it was left as it is; restore it from a copy, or start with a new --state-file`,
+    `${path} is damaged (SQLite's check found: ${problems[0]}): it was left as it is; restore it from a copy, or start with a new --state-file`,
   )
+}
+
+/** The problems SQLite's own index entries' wording names: an entry missing, extra or repeated. */
+const indexProblem =
+  /^(?:row \d+ missing from index|wrong # of entries in index|non-unique entry in index) /
+
+/** Every problem `PRAGMA integrity_check` finds (at most 100), one a line; none when it says `ok`. */
+function integrityProblems(db: DatabaseSync): string[] {
+  try {
+    const lines = db
+      .prepare('PRAGMA integrity_check(100)')
+      .all()
+      .flatMap((row) => String(row.integrity_check ?? '').split('\n'))
+      .map((line) => line.replace(/^\*\*\* in database main \*\*\*$/, '').trim())
+      .filter((line) => line !== '')
+    return lines.length === 1 && lines[0] === 'ok' ? [] : lines
+  } catch (error) {
+    return [(error as Error).message]
+  }
 }
 
 /** The natural key of `record` in collection `name`, as the collection table declares it. */

@@ -66,6 +66,11 @@ export function createStateFileStore(
     open(seeded, keys, organisations) {
       const opened = StateFile.open(path)
       file = opened
+      if (opened.repaired) {
+        warn(
+          `${path} had index entries that did not match its records (SQLite's full check): the index was rebuilt from the records before anything was read`,
+        )
+      }
       try {
         if (!opened.loaded) {
           if (opened.interrupted) {

@@ -220,6 +220,38 @@ describe('the journal never holds a key or a token in clear', () => {
     })
   })
 
+  it('redacts a key sent without its public sk_test_ prefix, alone or inside a string', async () => {
+    const api = createMockApi({ organisations })
+    const created = await api.organisations.create()
+    const bare = key.slice('sk_test_'.length)
+    const createdBare = created.apiKey.slice('sk_test_'.length)
+    await signIn(api, bare)
+    await signIn(api, `u-${createdBare}.x`)
+    const refused = await api.fetch(`${origin}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: json,
+      body: JSON.stringify({ id: 'ada', orgId: 'acme', secret: bare }),
+    })
+    expect(refused.status).toBe(400)
+    expect(api.requests().map((entry) => entry.request)).toEqual([
+      { id: '[redacted]', orgId: 'acme' },
+      { id: '[redacted]', orgId: 'acme' },
+      { id: 'ada', orgId: 'acme', secret: '[redacted]' },
+    ])
+    expectNoSecret(api, bare, createdBare)
+  })
+
+  it('keeps the short rest of a data-file key as it was sent: it is not looked for alone', async () => {
+    const api = createMockApi({ organisations: [{ orgId: 'acme', apiKeys: ['sk_test_acme'] }] })
+    const response = await api.fetch(`${origin}/api/v1/users/identify`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk_test_acme', 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'acme-user', orgId: 'acme' }),
+    })
+    expect(response.status).toBe(200)
+    expect(api.calls()).toMatchObject([{ request: { id: 'acme-user', orgId: 'acme' } }])
+  })
+
   it('keeps what is not a secret as it was sent', async () => {
     const api = createMockApi({ organisations })
     await api.fetch(`${origin}/api/v1/users/acme/not-a-secret-at-all`, {
@@ -266,6 +298,9 @@ describe('every live secret is redacted from its creation, and after a restart',
       // Both are held only as hashes now, never seen in clear by this process.
       expect((await identify(second.url, `x${token}y`)).status).toBe(200)
       expect((await identify(second.url, `id-${created}-z`)).status).toBe(200)
+      // The created key's secret part alone, its public prefix left out.
+      const bare = created.slice('sk_test_'.length)
+      expect((await identify(second.url, `bare-${bare}`)).status).toBe(200)
       const remove = await fetch(`${second.url}/api/v1/users/acme/pre-${token}`, {
         method: 'DELETE',
         headers: auth,
@@ -274,11 +309,12 @@ describe('every live secret is redacted from its creation, and after a restart',
       expect(second.core.calls().map((c) => c.request)).toEqual([
         { id: '[redacted]', orgId: 'acme' },
         { id: '[redacted]', orgId: 'acme' },
+        { id: '[redacted]', orgId: 'acme' },
         { orgId: 'acme', id: '[redacted]' },
       ])
       const journal = await (await fetch(`${second.url}/__mock/requests`)).text()
       expect(journal).not.toContain(token)
-      expect(journal).not.toContain(created)
+      expect(journal).not.toContain(bare)
       // What is not a secret is kept, a run of hex that holds none included.
       expect((await identify(second.url, `plain-${'ab'.repeat(40)}`)).status).toBe(200)
       expect(second.core.calls().at(-1)?.request).toEqual({

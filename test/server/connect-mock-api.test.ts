@@ -153,4 +153,82 @@ describe('connectMockApi when the answer is not the mock’s', () => {
       await gateway.close()
     }
   })
+
+  it('rejects an answer of the wrong shape with a MockApiClientError naming what differs', async () => {
+    const wrong = await stranger((res) => {
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ now: 42 }))
+    })
+    try {
+      const api = connectMockApi(wrong.url)
+      const error = await api.clock().catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(MockApiClientError)
+      expect(error).toMatchObject({
+        code: 'invalid-answer',
+        message: expect.stringMatching(
+          /^GET http:.*\/__mock\/clock answered 200 with a body that is not the endpoint's: now: .*; mode: /,
+        ),
+      })
+      // A list whose item differs is named by its place.
+      await expect(api.queuedFaults()).rejects.toMatchObject({
+        code: 'invalid-answer',
+        message: expect.stringContaining('body: '),
+      })
+    } finally {
+      await wrong.close()
+    }
+  })
+
+  it('reads an endless answer only up to maxAnswerBytes, then rejects', async () => {
+    const chunk = Buffer.alloc(64 * 1024, 0x20)
+    let written = 0
+    const endless = await stranger((res) => {
+      res.setHeader('content-type', 'application/json')
+      res.write('[')
+      const more = () => {
+        while (!res.destroyed && written < 512 * 1024 * 1024) {
+          written += chunk.length
+          if (!res.write(chunk)) return void res.once('drain', more)
+        }
+      }
+      more()
+    })
+    try {
+      const api = connectMockApi(endless.url, { maxAnswerBytes: 1024 * 1024, timeoutMs: 60_000 })
+      await expect(api.requests()).rejects.toMatchObject({
+        constructor: MockApiClientError,
+        code: 'invalid-answer',
+        message: expect.stringMatching(
+          /answered 200 with a body past 1048576 bytes \(maxAnswerBytes\)/,
+        ),
+      })
+      // The client stopped reading: the server was left far from its 512 MiB.
+      expect(written).toBeLessThan(64 * 1024 * 1024)
+    } finally {
+      await endless.close()
+    }
+  }, 60_000)
+})
+
+describe('connectMockApi checks its options when it is made', () => {
+  it.each([2 ** 31, Number.POSITIVE_INFINITY, Number.NaN, -1, 0, 1.5, '100'])(
+    'refuses timeoutMs %s with a TypeError naming the bounds',
+    (timeoutMs) => {
+      expect(() =>
+        connectMockApi('http://127.0.0.1:9', { timeoutMs: timeoutMs as number }),
+      ).toThrow(
+        new TypeError(
+          `connectMockApi: timeoutMs must be a whole number from 1 to 2147483647, not ${typeof timeoutMs === 'string' ? '"100"' : String(timeoutMs)}`,
+        ),
+      )
+    },
+  )
+
+  it('takes the bounds themselves, and refuses a maxAnswerBytes that is not a whole number', () => {
+    expect(() => connectMockApi('http://127.0.0.1:9', { timeoutMs: 1 })).not.toThrow()
+    expect(() => connectMockApi('http://127.0.0.1:9', { timeoutMs: 2 ** 31 - 1 })).not.toThrow()
+    expect(() => connectMockApi('http://127.0.0.1:9', { maxAnswerBytes: 0 })).toThrow(
+      /maxAnswerBytes must be a whole number from 1 to/,
+    )
+  })
 })
