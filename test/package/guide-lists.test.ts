@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { userProfileSchema } from '../../src/api/api-schemas.ts'
 import { failureKinds } from '../../src/core/failure-kinds.ts'
 import { redeemFailures, redeemOutcomes } from '../../src/rules/sign-in-tokens.ts'
+import { checkResultSchema } from '../../src/verify/report.ts'
 import { deliveryOutcomes } from '../../src/webhooks/delivery.ts'
 import { webhookLimits } from '../../src/webhooks/limits.ts'
 import { docSection, readDoc } from '../support/docs.ts'
@@ -45,6 +46,14 @@ describe('the lists the guides write in their prose', () => {
 })
 
 describe('the numbers the guides write in their prose', () => {
+  it("verify.md's kinds of row are those of the report's schema", () => {
+    const kinds = checkResultSchema.shape.kind.options
+    const words = ['no', 'one', 'two', 'three', 'four']
+    const guide = readDoc('docs/guides/verify.md')
+    expect(guide).toContain(`Rows come in ${words[kinds.length]} kinds.`)
+    for (const kind of kinds) expect(guide).toContain(`**${kind}** rows`)
+  })
+
   it('answer-shapes.md counts the optional and nullable fields of UserProfile as its schema has them', () => {
     const fields = Object.values(userProfileSchema.shape)
     const open = fields.filter(
