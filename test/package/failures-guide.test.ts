@@ -9,7 +9,7 @@ import { failureCases } from '../../src/core/failure-cases.ts'
 import { startServer } from '../../src/server/server.ts'
 import { type CliProcess, runCli, waitForOutput } from '../support/cli-process.ts'
 import { codeBlocks, docSection, runBlock } from '../support/docs.ts'
-import { failuresGuide, failuresGuidePath } from '../support/failures-doc.ts'
+import { failuresDocs } from '../support/failures-doc.ts'
 
 const guide = 'docs/guides/failures.md'
 const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
@@ -17,7 +17,9 @@ const read = (path: string) => readFileSync(new URL(`../../${path}`, import.meta
 /** The guide docs/guides/failures.md says what the kinds table and the case list declare. */
 describe('the failures guide', () => {
   it('lists each kind and each case from the tables: run `npm run docs:failures` after changing them', () => {
-    expect(readFileSync(failuresGuidePath, 'utf8')).toBe(failuresGuide())
+    for (const block of failuresDocs) {
+      expect(readFileSync(block.path, 'utf8')).toBe(block.whole())
+    }
     expect(docSection(guide, '## The failure cases')).toContain(
       `The failure cases are **${failureCases.length} cases**`,
     )

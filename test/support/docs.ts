@@ -104,13 +104,15 @@ export const packedPackageBlocks = [
 /**
  * A block of a guide written from the code, between two markers that say what writes it: `block`
  * is it as the code makes it, `whole(current)` the guide with it written in, `write()` writes it
- * (what `npm run docs:<name>` runs). A test compares the guide with `whole()`.
+ * (what `npm run docs:<name>` runs; a script that writes several blocks names them
+ * `<script>:<block>`, e.g. `failures:kinds`). A test compares the guide with `whole()`.
  *
  * @example generatedBlock('docs/guides/server.md', 'controls', 'src/control/control-table.ts', controlsTable)
  */
 export function generatedBlock(file: string, name: string, source: string, render: () => string) {
   const path = join(repoRoot, file)
-  const begin = `<!-- ${name}:begin: written by \`npm run docs:${name}\` from ${source} -->`
+  const script = name.split(':')[0]
+  const begin = `<!-- ${name}:begin: written by \`npm run docs:${script}\` from ${source} -->`
   const end = `<!-- ${name}:end -->`
   const block = () => [begin, '', render(), '', end].join('\n')
   const whole = (current = readFileSync(path, 'utf8')) => {

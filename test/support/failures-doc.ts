@@ -1,20 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { failureCases } from '../../src/core/failure-cases.ts'
 import { type FailureKind, failureKinds } from '../../src/core/failure-kinds.ts'
 import { kindStatuses } from '../../src/core/faults.ts'
 import { apiRoutes } from '../../src/core/routes.ts'
-
-/** The failures guide, whose tables between the markers are written by {@link failuresTables}. */
-export const failuresGuidePath = fileURLToPath(
-  new URL('../../docs/guides/failures.md', import.meta.url),
-)
-
-/** The markers of each generated block, by name. */
-const markers = (block: 'kinds' | 'cases') => ({
-  begin: `<!-- failures:${block}:begin: written by \`npm run docs:failures\` from src/core/failure-kinds.ts and failure-cases.ts -->`,
-  end: `<!-- failures:${block}:end -->`,
-})
+import { generatedBlock } from './docs.ts'
 
 const cell = (text: string) => text.replace(/\|/g, '\\|')
 
@@ -70,22 +59,15 @@ function casesTable(): string[] {
   ]
 }
 
-/** The guide with its blocks written from the kinds table and the case list. */
-export function failuresGuide(current = readFileSync(failuresGuidePath, 'utf8')): string {
-  let guide = current
-  for (const [block, lines] of [
-    ['kinds', kindsTable()],
-    ['cases', casesTable()],
-  ] as const) {
-    const { begin, end } = markers(block)
-    const from = guide.indexOf(begin)
-    const to = guide.indexOf(end)
-    if (from === -1 || to === -1) throw new Error(`${failuresGuidePath} has no ${block} markers`)
-    guide = `${guide.slice(0, from)}${[begin, '', ...lines, '', end].join('\n')}${guide.slice(to + end.length)}`
-  }
-  return guide
-}
+const guide = 'docs/guides/failures.md'
+const from = 'src/core/failure-kinds.ts and failure-cases.ts'
+
+/** The failures guide's tables, written from the kinds table and the case list: `npm run docs:failures`. */
+export const failuresDocs = [
+  generatedBlock(guide, 'failures:kinds', from, () => kindsTable().join('\n')),
+  generatedBlock(guide, 'failures:cases', from, () => casesTable().join('\n')),
+]
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  writeFileSync(failuresGuidePath, failuresGuide())
+  for (const block of failuresDocs) block.write()
 }
