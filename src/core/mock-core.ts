@@ -19,6 +19,7 @@ import { parseInput } from '../rules/organisations.ts'
 import { type RedeemResult, redeemSignInToken } from '../rules/sign-in-tokens.ts'
 import { type WebhookControls, Webhooks, type WebhookTransport } from '../webhooks/delivery.ts'
 import { buildWebhookEvent, type WebhookEventInput } from '../webhooks/events.ts'
+import { webhookLimits } from '../webhooks/limits.ts'
 import type { RaisedWebhookEvent } from '../webhooks/webhook-schemas.ts'
 import { type AnswerDeps, answerRequest } from './answer-request.ts'
 import { CallJournal } from './call-journal.ts'
@@ -234,7 +235,8 @@ export class MockCore {
       },
       transport,
       has: (orgId) => this.#tenants.has(orgId),
-      pendingShare: o.webhookPendingShare,
+      // The events of one organisation (or of none) hold the sources' share of the pool.
+      pendingShare: Math.max(1, Math.floor(o.sourceShare * webhookLimits.pendingDeliveries)),
     })
     this.webhooks = this.#webhooks
     this.events = {

@@ -84,7 +84,7 @@ const limitsShape = {
     .max(1, { error: sourceShareError })
     .default(defaultSourceShare)
     .describe(
-      "the share of each mock-wide bound one source (an organisation's API keys, the control token, or no credential) holds at most: the server's connections held and request bodies being read, the queued faults; when the server is full, the source holding the most past its share gives way",
+      "the share of each mock-wide bound one source (an organisation's API keys, the control token, or no credential) holds at most: the server's connections held and request bodies being read, the queued faults, the pending webhook deliveries; when the mock is full, the source holding the most past its share gives way",
     ),
 }
 
@@ -219,11 +219,6 @@ export const mockApiOptionsSchema = z.strictObject({
     .default(() => [...svixRetrySchedule])
     .describe(
       "the delays before each webhook retry, in milliseconds, each counted from the attempt before it (Svix's by default)",
-    ),
-  webhookPendingShare: wholeNumber(1, webhookLimits.pendingDeliveries)
-    .default(webhookLimits.pendingDeliveries / 4)
-    .describe(
-      `the pending webhook deliveries (of ${webhookLimits.pendingDeliveries} in all) the events of one organisation, or those of none, may hold while another's need room; when none is left, the largest holder past it gives way`,
     ),
   webhookTimeoutMs: wholeNumber(1, 600_000)
     .default(15_000)

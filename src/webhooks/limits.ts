@@ -2,7 +2,7 @@
  * The bounds of the webhook side of a mock, so that nothing a client sends can grow without
  * limit: endpoints (the mock's, and each organisation's apart), kept deliveries (those of the
  * mock's endpoints, and each organisation's apart), deliveries waiting (one pool, each source's
- * share of it an option: `webhookPendingShare`), and the size of one event's body.
+ * share of it `sourceShare` of it), and the size of one event's body.
  */
 export const webhookLimits = {
   endpoints: 100,
