@@ -66,7 +66,11 @@ export function writeFailure(
         )
       }
       write(0)
+      return
     }
+    default:
+      // A new kind that this switch forgot fails to compile, rather than hang the connection.
+      failure satisfies never
   }
 }
 
