@@ -92,7 +92,7 @@ describe('the readiness recipes fail against another server on the port', () => 
     await expect(connectMockApi(strangerUrl).ready).rejects.toThrow(
       new MockApiClientError(
         'invalid-answer',
-        `GET ${strangerUrl}/__mock/health answered, but not as identify-api-mock: "{\\"status\\":\\"ok\\"}"`,
+        `GET ${strangerUrl}/__mock/health answered 200 with a body that is not the endpoint's: name: Invalid input: expected "identify-api-mock"; version: Invalid input: expected string, received undefined; instanceId: Invalid input: expected string, received undefined`,
       ),
     )
   })
