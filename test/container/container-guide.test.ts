@@ -229,9 +229,17 @@ describe.skipIf(noContainers !== undefined)(
     })
 
     describe('GitHub Actions: the Python example against the service', () => {
+      // How the service reaches the runner's webhook receivers: Docker's name for the host, given
+      // by the job's option; podman names the host host.containers.internal itself (and podman 4
+      // has no host-gateway).
+      const options = /^ {8}options: (.*)$/m.exec(actions)?.[1] ?? ''
+      const receiverHost = engine === 'podman' ? 'host.containers.internal' : 'host.docker.internal'
       let service: RunningContainer
       beforeAll(async () => {
-        service = await startContainer([], { env: mapping(actions, 'mock:', 'env') })
+        service = await startContainer([], {
+          env: mapping(actions, 'mock:', 'env'),
+          options: engine === 'podman' ? [] : options.split(' '),
+        })
       })
       afterAll(async () => {
         await service?.stop()
@@ -242,6 +250,8 @@ describe.skipIf(noContainers !== undefined)(
         async () => {
           const env = mapping(actions, 'working-directory: examples/python-backend', 'env')
           expect(env.IDENTIFY_API_URL).toBe('http://127.0.0.1:4010')
+          expect(options).toBe('--add-host=host.docker.internal:host-gateway')
+          expect(env.WEBHOOK_RECEIVER_HOST).toBe('host.docker.internal')
           expect(actions).toContain('python3 -m pytest -n 4')
           const { stdout } = await run(
             python as string,
@@ -252,6 +262,7 @@ describe.skipIf(noContainers !== undefined)(
                 ...process.env,
                 ...env,
                 IDENTIFY_API_URL: service.url,
+                WEBHOOK_RECEIVER_HOST: receiverHost,
                 PYTHONDONTWRITEBYTECODE: '1',
               },
             },
