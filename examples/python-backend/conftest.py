@@ -1,6 +1,8 @@
 """Fixtures for a parallel suite on one shared mock: each test gets an organisation of its own (a
 tenant), so that `pytest -n 4` workers never see each other's users, faults or calls. The mock's
-URL is IDENTIFY_API_URL (the server, or its container in a CI service)."""
+URL is IDENTIFY_API_URL (the server, or its container in a CI service); WEBHOOK_RECEIVER_HOST is the
+name the mock reaches this suite's webhook receivers at (this machine's loopback by default; in a
+CI job whose mock is a container, this machine as the container sees it)."""
 
 import json
 import os
@@ -11,8 +13,10 @@ import urllib.request
 import pytest
 
 from identify_client import IdentifyClient
+from webhook_receiver import WebhookReceiver
 
 BASE_URL = os.environ.get("IDENTIFY_API_URL", "http://127.0.0.1:4010")
+RECEIVER_HOST = os.environ.get("WEBHOOK_RECEIVER_HOST", "127.0.0.1")
 
 
 def control(method, path, body=None):
@@ -82,6 +86,20 @@ class Tenant:
         """Moves this tenant's clock on by `ms`; the webhook retries then due are made first."""
         return control("POST", f"/__mock/organisations/{self._path_id}/clock/advance", {"ms": ms})
 
+    def add_webhook(self, url):
+        """Registers an endpoint of this tenant's own: it receives this organisation's events only.
+        The answer, with the endpoint's `secret` (shown by this answer alone)."""
+        return control("POST", "/__mock/webhooks", {"url": url, "orgId": self.org_id})
+
+    def raise_event(self, event_type, user_id):
+        """Raises an event of this tenant's user; the event as the mock answers it, with its `id`."""
+        return control("POST", "/__mock/events", {"type": event_type, "orgId": self.org_id, "id": user_id})
+
+    def deliveries(self):
+        """The deliveries to this tenant's endpoints, oldest first."""
+        query = urllib.parse.urlencode({"orgId": self.org_id})
+        return control("GET", f"/__mock/webhooks/deliveries?{query}")
+
     def reset(self):
         """Back to what it was created with; its calls and faults forgotten."""
         control("POST", "/__mock/reset", {"orgId": self.org_id})
@@ -104,3 +122,10 @@ def tenant():
 @pytest.fixture
 def client(tenant):
     return IdentifyClient(BASE_URL, tenant.api_key, tenant.org_id)
+
+
+@pytest.fixture
+def receiver():
+    """A webhook receiver of the test's own, at a `url` the mock reaches."""
+    with WebhookReceiver(RECEIVER_HOST) as started:
+        yield started

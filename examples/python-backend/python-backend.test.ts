@@ -10,10 +10,11 @@ import { codeBlocks } from '../../test/support/docs.ts'
 import { python, pythonExamplePassed } from '../../test/support/python-example.ts'
 
 /**
- * The Python example's own suite (pytest, a tenant per test) run in four parallel workers
- * (`pytest -n 4`, pytest-xdist) against one standalone server, as a Python backend's CI runs it
- * beside the server or its container; with the coverage guide's pytest recipe loaded as a plugin,
- * as it stands, which prints what the run's clients met.
+ * The Python example's own suite (pytest, a tenant per test, and a webhook receiver per test that
+ * gets exactly its tenant's deliveries) run in four parallel workers (`pytest -n 4`, pytest-xdist)
+ * against one standalone server, as a Python backend's CI runs it beside the server or its
+ * container; with the coverage guide's pytest recipe loaded as a plugin, as it stands, which prints
+ * what the run's clients met.
  */
 const [coverageRecipe = ''] = codeBlocks(
   'docs/guides/coverage.md',
@@ -61,11 +62,16 @@ describe.skipIf(python === undefined)(
           'delete.500',
           'webView.redeemed',
           'webView.expired',
+          'webhook.event.notifications.sent',
+          'webhook.event.user.course.started',
+          'webhook.delivery.first-attempt',
           'failure.identify-status-500',
           'failure.delete-status-500',
         ])
-        // Every test removed its tenant: only the seeded organisations are left.
+        // Every test removed its tenant: only the seeded organisations are left, and with them
+        // every receiver's endpoint went (each was its tenant's: none of the mock's).
         expect(server.core.credentials.map((c) => c.orgId)).toEqual(['org-1', 'org-2'])
+        expect(server.core.webhooks.list()).toEqual([])
       } finally {
         rmSync(plugins, { recursive: true, force: true })
         await server.close()

@@ -20,8 +20,9 @@ import { python, pythonExamplePassed } from '../support/python-example.ts'
 
 /**
  * docs/guides/container.md as a reader follows it: the variables it names exist, the compose file's
- * mock answers the service that reaches it as `mock`, and the GitHub Actions job's service passes the
- * Python example's tests with the job's settings.
+ * mock answers the service that reaches it as `mock` and posts its webhooks to it as `tests`, and the
+ * GitHub Actions job's service passes the Python example's tests (its webhook receivers included)
+ * with the job's settings.
  */
 vi.setConfig({ hookTimeout: 60_000, testTimeout: 120_000 })
 
@@ -93,7 +94,7 @@ describe('docs/guides/container.md', () => {
 describe.skipIf(noContainers !== undefined)(
   `docs/guides/container.md with the image${noContainers ? ` (skipped: ${noContainers})` : ''}`,
   () => {
-    it('compose: the mock answers a service that reaches it as mock, and only with its --allowed-host', async () => {
+    it('compose: the mock answers a service that reaches it as mock, and only with its --allowed-host; it posts to the service as tests', async () => {
       const network = `identify-api-mock-guide-${process.pid}`
       await containers(['network', 'create', network])
       const mockEnv = mapping(compose, 'mock:', 'environment')
@@ -139,9 +140,48 @@ describe.skipIf(noContainers !== undefined)(
           for (let i = 0; i < 150 && status === 0; i++) status = await new Promise((r) => setTimeout(r, 200)).then(call)
           console.log(status)`,
         ])
+      /**
+       * From the tests service (`tests` on the network), a receiver of a tenant's own registered at
+       * `WEBHOOK_RECEIVER_HOST`, as the Python example's are: the svix-ids it got.
+       */
+      const receiveInService = async () =>
+        JSON.parse(
+          await containers([
+            'run',
+            '--rm',
+            '--network',
+            network,
+            '--network-alias',
+            'tests',
+            '--entrypoint',
+            'node',
+            ...Object.entries(testsEnv).flatMap(([name, value]) => ['-e', `${name}=${value}`]),
+            image as string,
+            '-e',
+            `const { createServer } = await import('node:http')
+            const { IDENTIFY_API_URL: url, WEBHOOK_RECEIVER_HOST: host } = process.env
+            const post = async (path, body) => (await fetch(url + path, { method: 'POST',
+              headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()
+            const got = []
+            const receiver = createServer((request, response) => {
+              got.push(request.headers['svix-id'])
+              request.resume().on('end', () => response.end())
+            })
+            await new Promise((resolve) => receiver.listen(0, '0.0.0.0', resolve))
+            const { orgId } = await post('/__mock/organisations', { users: [{ id: 'ada', registrationStatus: 'registered' }] })
+            await post('/__mock/webhooks', { url: 'http://' + host + ':' + receiver.address().port + '/webhooks', orgId })
+            const { id } = await post('/__mock/events', { type: 'notifications.sent', orgId, id: 'ada' })
+            for (let i = 0; i < 300 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 100))
+            receiver.close()
+            console.log(JSON.stringify({ sent: id, got }))`,
+          ]),
+        ) as { sent: string; got: string[] }
       try {
         await startMock(mockEnv)
         expect(await identifyFromService()).toBe('200')
+        expect(testsEnv.WEBHOOK_RECEIVER_HOST).toBe('tests')
+        const { sent, got } = await receiveInService()
+        expect(got).toEqual([sent])
         await containers(['rm', '-f', ...started.splice(0)])
         const { IDENTIFY_API_MOCK_ALLOWED_HOST: _, ...withoutAllowedHost } = mockEnv
         await startMock(withoutAllowedHost)
@@ -229,9 +269,17 @@ describe.skipIf(noContainers !== undefined)(
     })
 
     describe('GitHub Actions: the Python example against the service', () => {
+      // How the service reaches the runner's webhook receivers: Docker's name for the host, given
+      // by the job's option; podman names the host host.containers.internal itself (and podman 4
+      // has no host-gateway).
+      const options = /^ {8}options: (.*)$/m.exec(actions)?.[1] ?? ''
+      const receiverHost = engine === 'podman' ? 'host.containers.internal' : 'host.docker.internal'
       let service: RunningContainer
       beforeAll(async () => {
-        service = await startContainer([], { env: mapping(actions, 'mock:', 'env') })
+        service = await startContainer([], {
+          env: mapping(actions, 'mock:', 'env'),
+          options: engine === 'podman' ? [] : options.split(' '),
+        })
       })
       afterAll(async () => {
         await service?.stop()
@@ -242,6 +290,8 @@ describe.skipIf(noContainers !== undefined)(
         async () => {
           const env = mapping(actions, 'working-directory: examples/python-backend', 'env')
           expect(env.IDENTIFY_API_URL).toBe('http://127.0.0.1:4010')
+          expect(options).toBe('--add-host=host.docker.internal:host-gateway')
+          expect(env.WEBHOOK_RECEIVER_HOST).toBe('host.docker.internal')
           expect(actions).toContain('python3 -m pytest -n 4')
           const { stdout } = await run(
             python as string,
@@ -252,6 +302,7 @@ describe.skipIf(noContainers !== undefined)(
                 ...process.env,
                 ...env,
                 IDENTIFY_API_URL: service.url,
+                WEBHOOK_RECEIVER_HOST: receiverHost,
                 PYTHONDONTWRITEBYTECODE: '1',
               },
             },

@@ -38,12 +38,17 @@ export interface RunningContainer {
 }
 
 /**
- * Starts a container of the image with `args` appended to `docker run IMAGE` (serve flags), `env`
- * and a `volume` (`name:/path`), and waits until `/__mock/health` answers.
+ * Starts a container of the image with `args` appended to `docker run IMAGE` (serve flags), `env`,
+ * a `volume` (`name:/path`) and the engine's own `options` (`--add-host=…`), and waits until
+ * `/__mock/health` answers.
  */
 export async function startContainer(
   args: string[] = [],
-  { env = {}, volume }: { env?: Record<string, string>; volume?: string } = {},
+  {
+    env = {},
+    volume,
+    options = [],
+  }: { env?: Record<string, string>; volume?: string; options?: string[] } = {},
 ): Promise<RunningContainer> {
   const envArgs = Object.entries(env).flatMap(([name, value]) => ['-e', `${name}=${value}`])
   const id = await containers([
@@ -53,6 +58,7 @@ export async function startContainer(
     '127.0.0.1::4010',
     ...envArgs,
     ...(volume ? ['-v', volume] : []),
+    ...options,
     image as string,
     ...args,
   ])
