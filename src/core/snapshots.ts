@@ -51,7 +51,11 @@ export function listSnapshots(db: Database, orgId: string): Snapshot[] {
 }
 
 /** Snapshot `name` of organisation `orgId`: 404 `Not found` for an unknown organisation or name. */
-export function snapshotNamed(db: Database, orgId: string, name: string) {
+export function snapshotNamed(
+  db: Database,
+  orgId: string,
+  name: string,
+): OrganisationSnapshotRecord {
   const record = db.organisations.get(orgId) && db.organisationSnapshots.get(orgId, name)
   if (!record) throw new ApiError('notFound')
   return record
