@@ -350,7 +350,17 @@ backend be
     }, 600_000)
 
     afterAll(async () => {
-      for (const child of children) child.kill('SIGTERM')
+      // Each gone before its folder is: nginx writes in its temporary folders until it exits.
+      await Promise.all(
+        children.map(
+          (child) =>
+            new Promise((resolve) => {
+              if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined)
+              child.once('exit', resolve)
+              child.kill('SIGTERM')
+            }),
+        ),
+      )
       await new Promise((resolve) => upstream?.close(resolve))
       rmSync(dir, { recursive: true, force: true })
     })
