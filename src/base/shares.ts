@@ -1,26 +1,28 @@
 /**
  * Who a holding is charged to: every request has one source, the organisation whose API key let
- * it in ({@link organisationSource}), the control token ({@link controlSource}), or none
- * ({@link noSource}: no credential, a control without a token, a call refused).
+ * it in ({@link organisationSource}: its `orgId`), the control token ({@link controlSource}), or
+ * none ({@link noSource}: no credential, a control without a token, a call refused). The two
+ * that are no organisation are symbols, so that no `orgId` is ever taken for them.
  */
-export type Source = string
+export type Source = string | symbol
 
 /** The share of each mock-wide bound one source holds at most, by default: a quarter. */
 export const defaultSourceShare = 0.25
 
 /** The source of a request with no credential, or one refused before its credential passed. */
-export const noSource: Source = 'none'
+export const noSource: Source = Symbol('none')
 
 /** The source of a control request the control token let in. */
-export const controlSource: Source = 'control'
+export const controlSource: Source = Symbol('control')
 
 /**
- * The source of a request organisation `orgId`'s API key let in (never equal to the two above).
+ * The source of a request organisation `orgId`'s API key let in: its `orgId` itself (a string the
+ * mock holds already, so charging a call builds nothing), never equal to the two above.
  *
- * @example organisationSource('acme') // 'org:acme'
+ * @example organisationSource('acme') // 'acme'
  */
 export function organisationSource(orgId: string): Source {
-  return `org:${orgId}`
+  return orgId
 }
 
 /**

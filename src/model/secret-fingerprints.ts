@@ -1,9 +1,6 @@
 import { bareKeyOf, generatedSecretForms } from '../base/secrets.ts'
 import type { ObservedRecords } from './indexes.ts'
 
-/** The key under which the fingerprint of a key's secret part alone is kept, beside its own. */
-const bareOf = (hash: string) => `${hash}:bare`
-
 /**
  * The most SHA-256 a string costs the search for secrets held only as hashes, for each form of
  * secret (see `findUnseen`).
@@ -19,8 +16,9 @@ const maxUnseenChecks = 64
  * fastest a JavaScript engine has) in a random odd base drawn for each database, and the process
  * holds the secrets themselves anyway (the options' keys, a token while it is answered).
  *
- * An API key is also remembered by its secret part alone, after its public prefix (`sk_test_`),
- * when that part is long enough (see `bareKeyOf`): a client may send that part without the prefix.
+ * An API key is remembered by its secret part alone, after its public prefix (`sk_test_`), when
+ * that part is long enough (see `bareKeyOf`): found in the key sent whole and in the part a client
+ * sent without the prefix, with one pass over a text where a fingerprint of each would cost two.
  *
  * A secret leaves the index when its record leaves its collection (swept, deleted, evicted).
  */
@@ -56,11 +54,8 @@ export class SecretFingerprints {
    */
   add(secret: string, hash: string): void {
     if (secret.length === 0 || this.#byHash.has(hash)) return
-    this.#remember(secret, hash)
+    this.#remember(bareKeyOf(secret) ?? secret, hash)
     this.#unseen.delete(hash)
-    // A key's secret part alone, as a client may copy it without the public prefix.
-    const bare = bareKeyOf(secret)
-    if (bare !== undefined) this.#remember(bare, bareOf(hash))
   }
 
   #remember(secret: string, hash: string): void {
@@ -111,7 +106,6 @@ export class SecretFingerprints {
         const hash = hashOf(record)
         this.#unseen.delete(hash)
         this.#forget(hash)
-        this.#forget(bareOf(hash))
       },
     }
   }

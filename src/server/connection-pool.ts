@@ -37,8 +37,6 @@ interface Connection {
 export class ConnectionPool {
   readonly #max: number
   readonly #open = new Map<Socket, Connection>()
-  /** The connections each source holds, oldest first. */
-  readonly #bySource = new Map<Source, Set<Connection>>()
   readonly #shares: Shares
   #count = 0
 
@@ -103,18 +101,9 @@ export class ConnectionPool {
 
   /** Moves `connection` to `source`'s holdings (`undefined`: nobody's, idle). */
   #hold(connection: Connection, source: Source | undefined): void {
-    if (connection.source !== undefined) {
-      this.#shares.give(connection.source, 1)
-      const held = this.#bySource.get(connection.source)
-      held?.delete(connection)
-      if (held?.size === 0) this.#bySource.delete(connection.source)
-    }
+    if (connection.source !== undefined) this.#shares.give(connection.source, 1)
     connection.source = source
-    if (source === undefined) return
-    this.#shares.add(source, 1)
-    const held = this.#bySource.get(source)
-    if (held) held.add(connection)
-    else this.#bySource.set(source, new Set([connection]))
+    if (source !== undefined) this.#shares.add(source, 1)
   }
 
   #forget(connection: Connection): void {
@@ -130,12 +119,21 @@ export class ConnectionPool {
    */
   #makeRoom(): void {
     const over = this.#shares.overShare()
-    const oldest = over === undefined ? undefined : this.#bySource.get(over)?.values().next().value
-    const closed = oldest ?? this.#idlest()
+    const closed = (over !== undefined && this.#oldestOf(over)) || this.#idlest()
     if (!closed) return
     this.#forget(closed)
     if (closed.giveWay && closed.underWay > 0) closed.giveWay()
     else closed.socket.destroy()
+  }
+
+  /**
+   * The oldest open connection `source` holds: the open ones are kept in the order they opened,
+   * and searched only at the cap.
+   */
+  #oldestOf(source: Source): Connection | undefined {
+    for (const connection of this.#open.values())
+      if (connection.source === source) return connection
+    return undefined
   }
 
   /**

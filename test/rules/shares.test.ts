@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { organisationSource, Shares, shareOf } from '../../src/base/shares.ts'
+import {
+  controlSource,
+  noSource,
+  organisationSource,
+  Shares,
+  shareOf,
+} from '../../src/base/shares.ts'
 
 describe('Shares', () => {
   const a = organisationSource('a')
@@ -40,6 +46,8 @@ describe('Shares', () => {
   it('keeps at least one for every source, whatever the fraction', () => {
     expect(shareOf(3, 0.25)).toBe(1)
     expect(shareOf(1000, 0.25)).toBe(250)
-    expect(organisationSource('none')).not.toBe('none')
+    // No orgId is ever taken for the two sources that are no organisation.
+    expect(organisationSource('none')).not.toBe(noSource)
+    expect(organisationSource('control')).not.toBe(controlSource)
   })
 })
