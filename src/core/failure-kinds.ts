@@ -146,6 +146,3 @@ export function appliedValues(kind: FailureKindName, status?: number): readonly 
   if (rule === 'always') return [true]
   return rule === 'for500' && status !== 500 ? [false] : [false, true]
 }
-
-/** The statuses of the `gateway` kind, ascending. */
-export const gatewayStatuses = Object.keys(failureKinds.gateway.statuses).map(Number)
