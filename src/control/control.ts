@@ -1,4 +1,4 @@
-import type * as z from 'zod'
+import * as z from 'zod'
 import { controlPaths } from '../base/control-paths.ts'
 import {
   ApiError,
@@ -99,20 +99,31 @@ const alwaysPaths = new Set<string>(
 
 const noContent: WireResponse = { status: 204, headers: {}, body: '' }
 
-/** How the control endpoints are exposed: the server's `control` and `controlToken` options. */
-export interface ControlOptions {
-  /**
-   * `false` answers every `/__mock` request 404 `Not found`, as if the endpoints did not exist,
-   * except `/__mock/health`, which container health checks rely on.
-   */
-  control?: boolean
-  /**
-   * Requires `Authorization: Bearer <token>` on every `/__mock` request (401 otherwise), checked
-   * before anything else so that a client without it learns nothing; the inspector page's files
-   * and `/__mock/health` (which hold no data) excepted.
-   */
-  controlToken?: string | undefined
-}
+/**
+ * How the control endpoints are exposed: the server's `control` and `controlToken` options, one
+ * group of its options (see `serverOptionGroups`), so that an option added here reaches the
+ * handler. Without the endpoints, every `/__mock` request answers 404 `Not found` but
+ * `/__mock/health`, which container health checks rely on; the token is checked before anything
+ * else, so that a client without it learns nothing (the inspector page's files and
+ * `/__mock/health`, which hold no data, excepted).
+ */
+export const controlOptionsSchema = z.object({
+  control: z
+    .boolean()
+    .default(true)
+    .describe(
+      'the /__mock control endpoints; without them every /__mock request answers 404, as if they did not exist',
+    ),
+  controlToken: z
+    .string()
+    .optional()
+    .describe(
+      'requires Authorization: Bearer <token> on every /__mock request (401 otherwise); visible ASCII only',
+    ),
+})
+
+/** How the control endpoints are exposed (see {@link controlOptionsSchema}). */
+export type ControlOptions = z.input<typeof controlOptionsSchema>
 
 /**
  * The control endpoints of `core` (every row of the control table, and the inspector page), as
@@ -129,7 +140,11 @@ export function createControlHandler(
   core: MockCore,
   options: ControlOptions = {},
 ): (request: IncomingRequest) => Promise<WireResponse | undefined> {
-  const { control: enabled = true, controlToken: token } = options
+  const read = controlOptionsSchema.safeParse(options)
+  if (!read.success) {
+    throw new InvalidInput(`Invalid control options: ${read.error.issues[0]?.message}`)
+  }
+  const { control: enabled, controlToken: token } = read.data
   const checked = headerSecretSchema.optional().safeParse(token)
   if (!checked.success) {
     throw new InvalidInput(`Invalid control token: ${checked.error.issues[0]?.message}`)

@@ -1,4 +1,5 @@
 import * as z from 'zod'
+import { controlOptionsSchema } from '../control/control.ts'
 import { mockApiOptionsSchema, wholeNumber } from '../options/mock-api-options.ts'
 import { frontDoorOptionsSchema } from './front-door.ts'
 
@@ -6,22 +7,6 @@ import { frontDoorOptionsSchema } from './front-door.ts'
 const listenOptionsSchema = z.object({
   port: wholeNumber(0, 65_535).default(4010).describe('the port to listen on; 0 picks a free one'),
   host: z.string().min(1).default('127.0.0.1').describe('the address to bind'),
-})
-
-/** The control endpoints, as `createControlHandler` takes them. */
-const controlOptionsSchema = z.object({
-  control: z
-    .boolean()
-    .default(true)
-    .describe(
-      'the /__mock control endpoints; without them every /__mock request answers 404, as if they did not exist',
-    ),
-  controlToken: z
-    .string()
-    .optional()
-    .describe(
-      'requires Authorization: Bearer <token> on every /__mock request (401 otherwise); visible ASCII only',
-    ),
 })
 
 /** The timeouts of `node:http`'s server, as `nodeServerOptions` gives them to it. */
