@@ -3,6 +3,7 @@ import { onStopSignal } from './stop-signals.ts'
 import './node-check.ts'
 import { Command, Option } from 'commander'
 import type { ChaosReading } from '../api/chaos-setting.ts'
+import type { Gateway } from '../api/gateway.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { identifyCurlLine } from '../base/curl-line.ts'
 import { type Issue, issueLines } from '../base/issues.ts'
@@ -10,6 +11,7 @@ import { packageVersion } from '../base/package-identity.ts'
 import { controlRows } from '../control/control-surfaces.ts'
 import { unknownVariables } from '../flags/unknown-variables.ts'
 import type { Credentials } from '../model/dataset.ts'
+import { readGateway } from '../rules/gateway.ts'
 import { addVerifyCommand } from '../verify/node/command.ts'
 import type { WebhookEndpoint } from '../webhooks/webhook-schemas.ts'
 import { fileErrorInWords } from './files/file-errors.ts'
@@ -158,6 +160,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
   const curl = curlLine(url, credentials)
   const inspector = options.control ? `${url}${controlPaths.inspector}` : null
   const chaos = chaosLine(running.core.chaos.read())
+  const gateway = gatewayLine(await running.core.transact((ctx) => readGateway(ctx, undefined)))
   if (address && typeof address === 'object' && !isLoopbackAddress(address.address)) {
     process.stderr.write(
       `identify-api-mock: warning: listening on ${address.address}: other machines can reach the mock with its API keys${options.control && !options.controlToken ? ', and its /__mock control endpoints (see --control-token, --no-control)' : ''}\n`,
@@ -182,6 +185,7 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
       : [`identify-api-mock listening on ${url}`]
     process.stdout.write(
       banner(listening, url, credentials, curl, inspector, webhooks, [
+        ...(gateway ? [gateway] : []),
         ...(chaos ? [chaos] : []),
         controlLine(options),
       ]),
@@ -192,6 +196,13 @@ async function serve(options: ResolvedServerOptions, json: boolean) {
 function curlLine(url: string, credentials: Credentials[]): string | null {
   const org = credentials.find((c) => c.apiKeys.length > 0)
   return org?.apiKeys[0] ? identifyCurlLine(url, org.orgId, org.apiKeys[0]) : null
+}
+
+/** What the banner says of `--gateway`: the failures a client meets come as that gateway gives them. */
+function gatewayLine({ gateway, readTimeoutMs, buffering }: Gateway): string | null {
+  if (gateway === 'none') return null
+  const buffered = buffering === undefined ? '' : `, buffering ${buffering ? 'on' : 'off'}`
+  return `Gateway: ${gateway} in front of the API (read timeout ${readTimeoutMs} ms${buffered}): every failure arrives as ${gateway} gives it (GET ${controlPaths.gateway}).`
 }
 
 /** What the banner says of `--chaos`: the seed first, so that a run that failed can be replayed. */

@@ -24,6 +24,10 @@ describe('serve --gateway', () => {
       gateway: 'haproxy',
       readTimeoutMs: 1500,
     })
+    // The banner says what stands in front, as it does of chaos.
+    expect(flagged.cli.stdout()).toContain(
+      'Gateway: haproxy in front of the API (read timeout 1500 ms): every failure arrives as haproxy gives it (GET /__mock/gateway).\n',
+    )
     flagged.cli.child.kill()
     const variable = await startCli([], [], { IDENTIFY_API_MOCK_GATEWAY: 'nginx' })
     expect(await control(variable.url, 'GET', '/gateway')).toEqual({
@@ -31,7 +35,14 @@ describe('serve --gateway', () => {
       readTimeoutMs: 60_000,
       buffering: true,
     })
+    expect(variable.cli.stdout()).toContain(
+      'Gateway: nginx in front of the API (read timeout 60000 ms, buffering on)',
+    )
     variable.cli.child.kill()
+    // No gateway, no line.
+    const plain = await startCli()
+    expect(plain.cli.stdout()).not.toContain('Gateway:')
+    plain.cli.child.kill()
   })
 
   it('refuses an unknown gateway, a timeout out of range and a data file whose gateway is wrong, naming each', async () => {
