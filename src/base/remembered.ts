@@ -1,28 +1,21 @@
 /**
  * `compute` remembered per text, for a value a client sends again and again (its `Host`, its API
  * key): up to `limit` values, forgotten all at once past it, so that a client sending a new value
- * every time costs the computation and no memory. The last value asked is compared first, as
- * text: a `Map` copies a string it has not seen as a key into the engine's string table before it
- * looks it up, and each request's header is a new string (measured: most of a lookup's cost).
- * `compute` gives the same for the same text and never `undefined`.
+ * every time costs the computation and no memory. `compute` gives the same for the same text and
+ * never `undefined`.
  *
  * @example
  * const verdictOf = remembered((host) => parseHost(host), 256)
  */
 export function remembered<T>(compute: (text: string) => T, limit: number): (text: string) => T {
   const known = new Map<string, T>()
-  let lastText: string | undefined
-  let lastValue: T | undefined
   return (text) => {
-    if (text === lastText) return lastValue as T
     let value = known.get(text)
     if (value === undefined) {
       value = compute(text)
       if (known.size >= limit) known.clear()
       known.set(text, value)
     }
-    lastText = text
-    lastValue = value
     return value
   }
 }
