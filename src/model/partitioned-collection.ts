@@ -2,7 +2,6 @@ import { Collection, OperationError, Query } from '@msw/data'
 import { createFromSerializedRecord, deserializeRecord } from '@msw/data/extensions/persist'
 import type * as z from 'zod'
 import { afterReadyInput } from '../base/time.ts'
-import { flatString } from './flat-string.ts'
 import type { CollectionObserver } from './indexes.ts'
 
 /** A record as a collection of schema `S` holds it: `S`'s output with `@msw/data`'s internal keys. */
@@ -144,7 +143,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     // `@msw/data` draws a primary key with `crypto.randomUUID()`, which Node builds as a tree of
     // 16 string pieces (about 500 bytes, 50 MB at 100,000 users); the persist extension's
     // `createFromSerializedRecord` (its public way to create a record with a known key, still
-    // through `create` and the schema) takes one drawn the same way and flattened (70 bytes).
+    // through `create` and the schema) takes a short one of ours instead.
     const record = (await createFromSerializedRecord(partition.collection as Collection<S>, {
       ...(initialValues as object),
       __metadata__: { primaryKey: newPrimaryKey(), relations: [] },
@@ -457,9 +456,14 @@ export function adoptStaged<S extends z.ZodType>(
   return internals.adoptStaged(collection as never, signal)
 }
 
-/** A primary key drawn as `@msw/data` draws one, flattened (see `create`). */
+let lastPrimaryKey = 0
+
+/**
+ * A primary key no other record of the process has: `@msw/data` compares keys only within a
+ * collection, to find the record it updates or deletes (see `create`).
+ */
 function newPrimaryKey(): string {
-  return flatString(crypto.randomUUID())
+  return String(++lastPrimaryKey)
 }
 
 function isQuery<S extends z.ZodType>(
