@@ -252,7 +252,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     if (skip !== undefined && !(Number.isInteger(skip) && skip >= 0)) {
       return super.findMany(query, { skip }) // throws `@msw/data`'s own error
     }
-    const results = options ? this.#paginate(query, options) : this.#matching(query)
+    const results = this.#paginate(query, options ?? {})
     if (options?.strict && results.length === 0) return super.findMany(query, options)
     if (options?.orderBy) sortRecords(results, options.orderBy)
     return results
@@ -339,7 +339,6 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
 
   /** Every record, in insertion order: a new array (the library returns its own). */
   override all(): StoredOf<S>[] {
-    if (this.#partitions.length === 1) return [...(this.#partitions[0]?.records() ?? [])]
     return this.#partitions.flatMap((partition) => partition.records())
   }
 
@@ -384,14 +383,6 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
       this.#partitions.splice(this.#partitions.indexOf(partition), 1)
     }
     for (const observer of this.#observers) observer.removed(record)
-  }
-
-  #matching(query: QueryOf<S>): StoredOf<S>[] {
-    const results: StoredOf<S>[] = []
-    for (const partition of this.#partitions) {
-      for (const record of partition.records()) if (query.test(record)) results.push(record)
-    }
-    return results
   }
 
   /** `@msw/data`'s pagination (`take`, `skip`, `cursor`), over every partition in order. */
