@@ -23,7 +23,7 @@ type OrderBy<S extends z.ZodType> = NonNullable<FindManyOptions<S>['orderBy']>
  * delete or update by scanning its array (and splices it), so a partition's size bounds the cost
  * of every write; a full scan of the collection pays a little per partition.
  */
-export const defaultPartitionSize = 1024
+const defaultPartitionSize = 1024
 
 const strictQueryWithoutResults = 'STRICT_QUERY_WITHOUT_RESULTS' as ConstructorParameters<
   typeof OperationError
