@@ -27,10 +27,9 @@ export class SecretFingerprints {
   readonly #base = (crypto.getRandomValues(new Uint32Array(1))[0]! | 1) >>> 0
   readonly #byHash = new Map<string, { length: number; fingerprint: number }>()
   /** Per length: the base to the power length, and how many secrets have each fingerprint. */
-  readonly #byLength = new Map<
-    number,
-    { length: number; power: number; counts: Map<number, number> }
-  >()
+  readonly #byLength = new Map<number, { power: number; counts: Map<number, number> }>()
+  /** The lengths of {@link #byLength}, shortest first. */
+  #lengths: number[] = []
 
   /**
    * The hashes of the secrets held whose clear text the mock has not seen since it started: those
@@ -62,8 +61,9 @@ export class SecretFingerprints {
   #remember(secret: string, hash: string): void {
     let table = this.#byLength.get(secret.length)
     if (!table) {
-      table = { length: secret.length, power: this.#power(secret.length), counts: new Map() }
+      table = { power: this.#power(secret.length), counts: new Map() }
       this.#byLength.set(secret.length, table)
+      this.#lengths = [...this.#byLength.keys()].sort((a, b) => a - b)
     }
     const fingerprint = this.#fingerprint(secret)
     this.#byHash.set(hash, { length: secret.length, fingerprint })
@@ -120,8 +120,12 @@ export class SecretFingerprints {
    */
   find(text: string, confirm: (piece: string) => boolean): boolean {
     const base = this.#base
-    for (const { length, power, counts } of this.#byLength.values()) {
-      if (length > text.length) continue
+    for (const length of this.#lengths) {
+      if (length > text.length) break
+      const { power, counts } = this.#byLength.get(length) as {
+        power: number
+        counts: Map<number, number>
+      }
       let hash = 0
       for (let i = 0; i < text.length; i++) {
         hash = (Math.imul(hash, base) + text.charCodeAt(i)) | 0
@@ -154,6 +158,9 @@ export class SecretFingerprints {
     const count = table?.counts.get(known.fingerprint) ?? 0
     if (count > 1) table?.counts.set(known.fingerprint, count - 1)
     else table?.counts.delete(known.fingerprint)
-    if (table?.counts.size === 0) this.#byLength.delete(known.length)
+    if (table?.counts.size === 0) {
+      this.#byLength.delete(known.length)
+      this.#lengths = this.#lengths.filter((length) => length !== known.length)
+    }
   }
 }
