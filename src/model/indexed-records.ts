@@ -108,8 +108,7 @@ export class IndexedRecords {
    * Each organisation's tokens by expiry: each is swept at its own organisation's clock. Ordered
    * by the second after their expiry (rounded up, never down): a redemption compares the expiry to
    * the millisecond, so a sweep at most a second late changes no answer, and the tokens of one
-   * second tie, so that the one an identify evicts moves none of the others (about 3,000
-   * instructions a call, counted under callgrind).
+   * second tie, so that the one an identify evicts moves none of the others in the heap.
    */
   readonly signInTokensByExpiry = new TimeOrder(
     this.signInTokens,

@@ -2,7 +2,6 @@ import { Collection, OperationError, Query } from '@msw/data'
 import { createFromSerializedRecord, deserializeRecord } from '@msw/data/extensions/persist'
 import type * as z from 'zod'
 import { afterReadyInput } from '../base/time.ts'
-import { flatString } from './flat-string.ts'
 import type { CollectionObserver } from './indexes.ts'
 
 /** A record as a collection of schema `S` holds it: `S`'s output with `@msw/data`'s internal keys. */
@@ -24,7 +23,7 @@ type OrderBy<S extends z.ZodType> = NonNullable<FindManyOptions<S>['orderBy']>
  * delete or update by scanning its array (and splices it), so a partition's size bounds the cost
  * of every write; a full scan of the collection pays a little per partition.
  */
-export const defaultPartitionSize = 1024
+const defaultPartitionSize = 1024
 
 const strictQueryWithoutResults = 'STRICT_QUERY_WITHOUT_RESULTS' as ConstructorParameters<
   typeof OperationError
@@ -144,7 +143,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     // `@msw/data` draws a primary key with `crypto.randomUUID()`, which Node builds as a tree of
     // 16 string pieces (about 500 bytes, 50 MB at 100,000 users); the persist extension's
     // `createFromSerializedRecord` (its public way to create a record with a known key, still
-    // through `create` and the schema) takes one drawn the same way and flattened (70 bytes).
+    // through `create` and the schema) takes a short one of ours instead.
     const record = (await createFromSerializedRecord(partition.collection as Collection<S>, {
       ...(initialValues as object),
       __metadata__: { primaryKey: newPrimaryKey(), relations: [] },
@@ -253,7 +252,7 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
     if (skip !== undefined && !(Number.isInteger(skip) && skip >= 0)) {
       return super.findMany(query, { skip }) // throws `@msw/data`'s own error
     }
-    const results = options ? this.#paginate(query, options) : this.#matching(query)
+    const results = this.#paginate(query, options ?? {})
     if (options?.strict && results.length === 0) return super.findMany(query, options)
     if (options?.orderBy) sortRecords(results, options.orderBy)
     return results
@@ -340,7 +339,6 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
 
   /** Every record, in insertion order: a new array (the library returns its own). */
   override all(): StoredOf<S>[] {
-    if (this.#partitions.length === 1) return [...(this.#partitions[0]?.records() ?? [])]
     return this.#partitions.flatMap((partition) => partition.records())
   }
 
@@ -385,14 +383,6 @@ export class PartitionedCollection<S extends z.ZodType> extends Collection<S> {
       this.#partitions.splice(this.#partitions.indexOf(partition), 1)
     }
     for (const observer of this.#observers) observer.removed(record)
-  }
-
-  #matching(query: QueryOf<S>): StoredOf<S>[] {
-    const results: StoredOf<S>[] = []
-    for (const partition of this.#partitions) {
-      for (const record of partition.records()) if (query.test(record)) results.push(record)
-    }
-    return results
   }
 
   /** `@msw/data`'s pagination (`take`, `skip`, `cursor`), over every partition in order. */
@@ -457,9 +447,14 @@ export function adoptStaged<S extends z.ZodType>(
   return internals.adoptStaged(collection as never, signal)
 }
 
-/** A primary key drawn as `@msw/data` draws one, flattened (see `create`). */
+let lastPrimaryKey = 0
+
+/**
+ * A primary key no other record of the process has: `@msw/data` compares keys only within a
+ * collection, to find the record it updates or deletes (see `create`).
+ */
 function newPrimaryKey(): string {
-  return flatString(crypto.randomUUID())
+  return String(++lastPrimaryKey)
 }
 
 function isQuery<S extends z.ZodType>(

@@ -17,7 +17,6 @@ import type { ObservedRecords } from './indexes.ts'
  */
 export class TimeOrder<R> {
   readonly #heaps = new Map<string, Heap<R>>()
-  readonly #groupOf: (record: R) => string
   #size = 0
 
   constructor(
@@ -25,7 +24,6 @@ export class TimeOrder<R> {
     msOf: (record: R) => number,
     groupOf: (record: R) => string = () => '',
   ) {
-    this.#groupOf = groupOf
     collection.observe({
       added: (record) => {
         const group = groupOf(record)
@@ -38,7 +36,7 @@ export class TimeOrder<R> {
         this.#size++
       },
       removed: (record) => {
-        const group = this.#groupOf(record)
+        const group = groupOf(record)
         const heap = this.#heaps.get(group)
         if (!heap?.remove(record)) return
         this.#size--
@@ -59,7 +57,7 @@ export class TimeOrder<R> {
 }
 
 /** A record in a {@link Heap}: its time, and where it stands in the heap (not one of its fields). */
-class HeapEntry<R> {
+class Entry<R> {
   readonly ms: number
   readonly record: R
   #index: number
@@ -80,28 +78,27 @@ class HeapEntry<R> {
 }
 
 /**
- * Records by a time, earliest first: a binary min-heap that knows where each record is. Each entry
- * holds its own place, so that moving it costs no lookup (a token comes and goes on every identify,
- * and each moves its neighbours).
+ * Records by a time, earliest first: a binary min-heap whose entries hold their own place, so that
+ * removing a record (a token comes and goes on every identify) finds it with one `Map` lookup. A
+ * record moves only past a strictly later or earlier one: records of the same time stay put.
  */
 class Heap<R> {
-  readonly #heap: HeapEntry<R>[] = []
-  readonly #entryOf = new Map<R, HeapEntry<R>>()
-
-  /** The earliest record and its time; `undefined` when there is none. */
-  first(): { ms: number; record: R } | undefined {
-    return this.#heap[0]
-  }
+  readonly #entries: Entry<R>[] = []
+  readonly #entryOf = new Map<R, Entry<R>>()
 
   get size(): number {
-    return this.#heap.length
+    return this.#entries.length
+  }
+
+  first(): Entry<R> | undefined {
+    return this.#entries[0]
   }
 
   add(record: R, ms: number): void {
-    const entry = new HeapEntry(ms, record, this.#heap.length)
-    this.#heap.push(entry)
+    const entry = new Entry(ms, record, this.#entries.length)
+    this.#entries.push(entry)
     this.#entryOf.set(record, entry)
-    this.#up(entry.index)
+    this.#settle(entry)
   }
 
   /** Removes `record`; whether it was here. */
@@ -109,51 +106,38 @@ class Heap<R> {
     const entry = this.#entryOf.get(record)
     if (entry === undefined) return false
     this.#entryOf.delete(record)
-    const last = this.#heap.pop() as HeapEntry<R>
-    if (last === entry) return true
-    this.#heap[entry.index] = last
-    last.index = entry.index
-    this.#down(this.#up(entry.index))
+    const last = this.#entries.pop() as Entry<R>
+    if (last !== entry) {
+      last.index = entry.index
+      this.#settle(last)
+    }
     return true
   }
 
-  /** Moves the entry at `index` up while it is earlier than its parent; where it ends. */
-  #up(index: number): number {
-    let i = index
+  /** Puts `entry`, due at its `index`, where it belongs: up past later parents, or down past earlier children. */
+  #settle(entry: Entry<R>): void {
+    const entries = this.#entries
+    let i = entry.index
     while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (this.#at(parent).ms <= this.#at(i).ms) break
-      this.#swap(i, parent)
-      i = parent
+      const parent = entries[(i - 1) >> 1] as Entry<R>
+      if (parent.ms <= entry.ms) break
+      this.#place(parent, i)
+      i = (i - 1) >> 1
     }
-    return i
-  }
-
-  #down(index: number): void {
-    const heap = this.#heap
-    let i = index
     for (;;) {
-      const left = 2 * i + 1
-      const right = left + 1
-      let earliest = i
-      if (left < heap.length && this.#at(left).ms < this.#at(earliest).ms) earliest = left
-      if (right < heap.length && this.#at(right).ms < this.#at(earliest).ms) earliest = right
-      if (earliest === i) return
-      this.#swap(i, earliest)
-      i = earliest
+      let child = 2 * i + 1
+      const right = entries[child + 1]
+      if (right !== undefined && right.ms < (entries[child] as Entry<R>).ms) child++
+      const next = entries[child]
+      if (next === undefined || next.ms >= entry.ms) break
+      this.#place(next, i)
+      i = child
     }
+    this.#place(entry, i)
   }
 
-  #at(index: number): HeapEntry<R> {
-    return this.#heap[index] as HeapEntry<R>
-  }
-
-  #swap(a: number, b: number): void {
-    const entryA = this.#at(a)
-    const entryB = this.#at(b)
-    this.#heap[a] = entryB
-    entryB.index = a
-    this.#heap[b] = entryA
-    entryA.index = b
+  #place(entry: Entry<R>, index: number): void {
+    this.#entries[index] = entry
+    entry.index = index
   }
 }

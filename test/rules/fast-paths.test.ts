@@ -1,7 +1,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js'
 import { describe, expect, it } from 'vitest'
-import { buildDataset } from '../../fixtures/build-dataset.ts'
+import { buildDataset, flatString } from '../../fixtures/build-dataset.ts'
 import {
   createTokenSource,
   generateSignInToken,
@@ -10,7 +10,6 @@ import {
   hexOf,
 } from '../../src/base/secrets.ts'
 import { formatDateTime, formatInstant, formatTimestamp, timestampMs } from '../../src/base/time.ts'
-import { flatString } from '../../src/model/flat-string.ts'
 import {
   apiKeyRecordSchema,
   certificateRecordSchema,
