@@ -11,15 +11,10 @@ import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
 import type { Chaos } from './chaos.ts'
 import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './coverage.ts'
-import {
-  failureAnswer,
-  type JournaledFailure,
-  journaledFailure,
-  unanswered,
-} from './failure-answer.ts'
+import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
 import { failureKinds } from './failure-kinds.ts'
 import type { FaultQueue, TakenFault } from './faults.ts'
-import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
+import { type CallRequest, type JournalEntry, type JournaledFailure, targetOf } from './journal.ts'
 import type { LatencyDraws } from './latency-draws.ts'
 import type { OrganisationLives } from './organisation-lives.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
@@ -248,9 +243,9 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
 }
 
 /**
- * The journal's entry for a call: built whole, in the order the journal lists its fields. Its
- * `time` is the real clock's (the journal orders calls as they happened, whatever a test set),
- * `orgTime` the time of its owner's clock (the mock's for a call of none).
+ * The journal's entry for a call. Its `time` is the real clock's (the journal orders calls as they
+ * happened, whatever a test set), `orgTime` the time of its owner's clock (the mock's for a call of
+ * none).
  */
 function entryOf(
   { method }: IncomingRequest,
@@ -267,24 +262,10 @@ function entryOf(
   // While no clock is set, the owner's is the real one: the same text.
   const orgTime = ctx.db.clocks.size === 0 ? time : formatTimestamp(ctx.now(owner))
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  if (call === undefined) {
-    const entry: JournalEntry = { time, orgTime, method, path, status, durationMs, delayMs }
-    if (clientGone) entry.clientGone = true
-    return entry
-  }
-  const { operation, request } = call
-  return {
-    time,
-    orgTime,
-    method,
-    path,
-    status,
-    durationMs,
-    delayMs,
-    operation,
-    request,
-    ...(shape !== undefined && { shape }),
-    ...(failure !== undefined && { failure }),
-    ...(clientGone && { clientGone: true }),
-  } as JournalEntry
+  const entry: JournalEntry = { time, orgTime, method, path, status, durationMs, delayMs, ...call }
+  if (clientGone) entry.clientGone = true
+  if (call === undefined) return entry
+  if (shape !== undefined) entry.shape = shape
+  if (failure !== undefined) entry.failure = failure
+  return entry
 }
