@@ -63,7 +63,7 @@ const answerOf: {
  *
  * @example gatewayAnswer(502).body // '<!doctype html>…<h1>502 Bad Gateway</h1>…'
  */
-export function gatewayAnswer(status: number, retryAfter?: string): WireResponse {
+function gatewayAnswer(status: number, retryAfter?: string): WireResponse {
   const reasons: Readonly<Record<number, string>> = failureKinds.gateway.statuses
   const title = `${status} ${reasons[status] ?? ''}`.trim()
   return {
