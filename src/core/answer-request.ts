@@ -1,3 +1,4 @@
+import type * as z from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { organisationSource } from '../base/shares.ts'
 import { formatTimestamp, sleepUnlessGone } from '../base/time.ts'
@@ -14,7 +15,13 @@ import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './co
 import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
 import { failureKinds } from './failure-kinds.ts'
 import type { FaultQueue, TakenFault } from './faults.ts'
-import { type CallRequest, type JournalEntry, type JournaledFailure, targetOf } from './journal.ts'
+import {
+  type CallRequest,
+  type JournalEntry,
+  type JournaledFailure,
+  type journalEntrySchema,
+  targetOf,
+} from './journal.ts'
 import type { LatencyDraws } from './latency-draws.ts'
 import type { OrganisationLives } from './organisation-lives.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
@@ -242,6 +249,9 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
     : { method, target, headers, body: read?.body ?? null }
 }
 
+/** The fields of {@link journalEntrySchema}. */
+type Fields = z.input<typeof journalEntrySchema>
+
 /**
  * The journal's entry for a call. Its `time` is the real clock's (the journal orders calls as they
  * happened, whatever a test set), `orgTime` the time of its owner's clock (the mock's for a call of
@@ -262,10 +272,22 @@ function entryOf(
   // While no clock is set, the owner's is the real one: the same text.
   const orgTime = ctx.db.clocks.size === 0 ? time : formatTimestamp(ctx.now(owner))
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  const entry: JournalEntry = { time, orgTime, method, path, status, durationMs, delayMs, ...call }
-  if (clientGone) entry.clientGone = true
-  if (call === undefined) return entry
-  if (shape !== undefined) entry.shape = shape
-  if (failure !== undefined) entry.failure = failure
-  return entry
+  // One literal with every field of the schema, absent ones undefined (the journal lists only
+  // those it has): each entry is built whole, in one shape.
+  const entry = {
+    time,
+    orgTime,
+    method,
+    path,
+    status,
+    durationMs,
+    delayMs,
+    clientGone: clientGone ? (true as const) : undefined,
+    operation: call?.operation,
+    request: call?.request,
+    shape: call && shape,
+    failure: call && failure,
+  } satisfies Fields & Record<keyof Fields, unknown>
+  // The route's call gives the request that goes with its operation.
+  return entry as JournalEntry
 }
