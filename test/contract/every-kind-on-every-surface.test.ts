@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { gatewayNames } from '../../src/api/gateway.ts'
@@ -47,11 +48,23 @@ afterAll(async () => {
   await server.close()
 })
 
-/** One way in: the `fetch` that reaches it, its base URL, and the controls that arm it. */
+/**
+ * One way in: the `fetch` that reaches it, its base URL, the controls that arm it, and whether each
+ * call goes on a connection of its own (see {@link sendOnItsOwnConnection}).
+ */
 const ways = [
-  { name: 'the server', wayIn: () => ({ fetch, baseUrl: server.url, controls: client }) },
-  { name: 'the MSW handlers', wayIn: () => ({ fetch, baseUrl, controls: api }) },
-  { name: 'api.fetch', wayIn: () => ({ fetch: api.fetch, baseUrl, controls: api }) },
+  {
+    name: 'the server',
+    wayIn: () => ({ fetch, baseUrl: server.url, controls: client, ownConnections: true }),
+  },
+  {
+    name: 'the MSW handlers',
+    wayIn: () => ({ fetch, baseUrl, controls: api, ownConnections: false }),
+  },
+  {
+    name: 'api.fetch',
+    wayIn: () => ({ fetch: api.fetch, baseUrl, controls: api, ownConnections: false }),
+  },
 ]
 type WayIn = ReturnType<(typeof ways)[number]['wayIn']>
 
@@ -70,26 +83,51 @@ async function send(
   timeoutMs = settleMs,
 ): Promise<string> {
   const headers = { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' }
-  const signal = AbortSignal.timeout(timeoutMs)
+  const [method, path, body] =
+    operation === 'identify'
+      ? [
+          'POST',
+          '/api/v1/users/identify',
+          JSON.stringify({ id: 'ada', orgId: tenant.orgId, data: { firstName: 'Ada' } }),
+        ]
+      : ['DELETE', `/api/v1/users/${tenant.orgId}/ada`, undefined]
+  if (way.ownConnections) {
+    return sendOnItsOwnConnection(`${way.baseUrl}${path}`, { method, headers, body }, timeoutMs)
+  }
   try {
-    const response =
-      operation === 'identify'
-        ? await way.fetch(`${way.baseUrl}/api/v1/users/identify`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ id: 'ada', orgId: tenant.orgId, data: { firstName: 'Ada' } }),
-            signal,
-          })
-        : await way.fetch(`${way.baseUrl}/api/v1/users/${tenant.orgId}/ada`, {
-            method: 'DELETE',
-            headers,
-            signal,
-          })
+    const signal = AbortSignal.timeout(timeoutMs)
+    const response = await way.fetch(`${way.baseUrl}${path}`, { method, headers, body, signal })
     await response.arrayBuffer()
     return String(response.status)
   } catch (error) {
     return (error as Error).name
   }
+}
+
+/**
+ * A call to the server over a connection of its own (`node:http`, no agent): haproxy closes the
+ * connection its page was sent on when the next request comes on it, a request the mock never
+ * journals, which a client that reuses connections would meet here.
+ */
+function sendOnItsOwnConnection(
+  url: string,
+  options: { method: string; headers: Record<string, string>; body: string | undefined },
+  timeoutMs: number,
+): Promise<string> {
+  return new Promise((settle) => {
+    const req = request(url, { method: options.method, headers: options.headers, agent: false })
+    req.setTimeout(timeoutMs, () => {
+      req.destroy()
+      settle('TimeoutError')
+    })
+    req.on('error', (error) => settle(error.name))
+    req.on('response', (res) => {
+      res.on('data', () => {})
+      res.on('error', (error) => settle(error.name))
+      res.on('end', () => settle(String(res.statusCode)))
+    })
+    req.end(options.body)
+  })
 }
 
 /** The newest entry of the tenant's journal, once it has `count` entries. */
