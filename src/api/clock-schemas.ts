@@ -8,7 +8,7 @@ import * as z from 'zod'
  * 2100-01-01, an advance of at most 400 days. Within them every instant has four-digit years and
  * every sum of an instant and an advance is a `Date`.
  */
-export const clockBounds = {
+const clockBounds = {
   fromMs: Date.UTC(2000, 0, 1),
   toMs: Date.UTC(2100, 0, 1),
   maxAdvanceMs: 400 * 24 * 60 * 60 * 1000,
@@ -81,7 +81,7 @@ export const clockAdvanceSchema = z.strictObject({
 })
 
 /** The modes of a clock: the real one, standing still, or running on from an instant. */
-export const clockModeSchema = z.enum(['real', 'frozen', 'running'])
+const clockModeSchema = z.enum(['real', 'frozen', 'running'])
 
 export type ClockMode = z.output<typeof clockModeSchema>
 

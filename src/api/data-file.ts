@@ -33,7 +33,7 @@ const textSchema = profileShape.firstName.unwrap()
 export const percentCompleteSchema = z.int().min(0).max(100)
 
 /** The most of each list a data file (or a created organisation) may hold. */
-export const dataFileLimits = {
+const dataFileLimits = {
   apiKeys: 100,
   userGroups: 10_000,
   learningPaths: 1_000,
@@ -69,7 +69,7 @@ const organisationContentsShape = {
  * @example
  * dataFileUserSchema.parse({ orgId: 'acme', id: 'ada', registrationStatus: 'archived' })
  */
-export const dataFileUserSchema = z.strictObject({
+const dataFileUserSchema = z.strictObject({
   orgId: orgIdSchema,
   id: idSchema,
   userId: idSchema.optional(),
@@ -99,7 +99,7 @@ export const dataFileUserSchema = z.strictObject({
 })
 
 /** A user of an organisation named elsewhere (`POST /__mock/organisations`'s `users`). */
-export const organisationUserSchema = dataFileUserSchema.omit({ orgId: true })
+const organisationUserSchema = dataFileUserSchema.omit({ orgId: true })
 
 /**
  * A snapshot a data file declares of its organisation: its users in exact states (as a created
@@ -108,7 +108,7 @@ export const organisationUserSchema = dataFileUserSchema.omit({ orgId: true })
  *
  * @example declaredSnapshotSchema.parse({ users: [{ id: 'ada', registrationStatus: 'archived' }], clock: { frozenAt: '2030-01-01T00:00:00Z' } })
  */
-export const declaredSnapshotSchema = z.strictObject({
+const declaredSnapshotSchema = z.strictObject({
   users: z.array(organisationUserSchema).max(dataFileLimits.users).optional(),
   shapes: organisationContentsShape.shapes,
   latency: organisationContentsShape.latency,
@@ -120,7 +120,7 @@ export const declaredSnapshotSchema = z.strictObject({
  *
  * @example dataFileOrganisationSchema.parse({ orgId: 'acme', apiKeys: ['sk_test_acme'] })
  */
-export const dataFileOrganisationSchema = z.strictObject({
+const dataFileOrganisationSchema = z.strictObject({
   orgId: orgIdSchema,
   apiKeys: z.array(headerSecretSchema).max(dataFileLimits.apiKeys),
   ...organisationContentsShape,
@@ -201,7 +201,6 @@ export const organisationInputSchema = z
 export type OrganisationInput = z.input<typeof organisationInputSchema>
 
 export type DataFileOrganisation = z.output<typeof dataFileOrganisationSchema>
-export type DeclaredSnapshot = z.output<typeof declaredSnapshotSchema>
 export type DataFileUser = z.output<typeof dataFileUserSchema>
 export type OrganisationUser = z.output<typeof organisationUserSchema>
 export type PutUser = z.output<typeof putUserSchema>
@@ -264,7 +263,7 @@ export function userReferenceIssues(
 }
 
 /** What an organisation declares, by the ids of its groups and learning paths. */
-export function declaredBy(org: {
+function declaredBy(org: {
   userGroups?: readonly { groupId: string }[] | undefined
   learningPaths?: readonly { learningPathId: string }[] | undefined
 }): { groups: Set<string>; paths: Set<string> } {
@@ -287,7 +286,7 @@ function repeatedIds<T>(items: readonly T[] | undefined, idOf: (item: T) => stri
 }
 
 /** The issues of an organisation's own declarations: ids of groups and paths unique. */
-export function organisationIssues(org: z.output<z.ZodObject<typeof organisationContentsShape>>) {
+function organisationIssues(org: z.output<z.ZodObject<typeof organisationContentsShape>>) {
   return [
     ...repeatedIds(org.userGroups, (g) => g.groupId, 'groupId').map(under('userGroups')),
     ...repeatedIds(org.learningPaths, (p) => p.learningPathId, 'learningPathId').map(

@@ -2,7 +2,7 @@ import * as z from 'zod'
 import { remembered } from '../base/remembered.ts'
 
 /** The longest delay a latency gives, in milliseconds: a draw past it is cut to it. */
-export const maxLatencyMs = 600_000
+const maxLatencyMs = 600_000
 
 const milliseconds = z.int().min(0).max(maxLatencyMs)
 

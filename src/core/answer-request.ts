@@ -1,3 +1,4 @@
+import type * as z from 'zod'
 import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { organisationSource } from '../base/shares.ts'
 import { formatTimestamp, sleepUnlessGone } from '../base/time.ts'
@@ -11,15 +12,16 @@ import { answerWebView } from '../web-view/answer.ts'
 import type { CallJournal } from './call-journal.ts'
 import type { Chaos } from './chaos.ts'
 import { answerItemsOf, type Coverage, failureItemId, webViewItemId } from './coverage.ts'
-import {
-  failureAnswer,
-  type JournaledFailure,
-  journaledFailure,
-  unanswered,
-} from './failure-answer.ts'
+import { failureAnswer, journaledFailure, unanswered } from './failure-answer.ts'
 import { failureKinds } from './failure-kinds.ts'
 import type { FaultQueue, TakenFault } from './faults.ts'
-import { type CallRequest, type JournalEntry, targetOf } from './journal.ts'
+import {
+  type CallRequest,
+  type JournalEntry,
+  type JournaledFailure,
+  type journalEntrySchema,
+  targetOf,
+} from './journal.ts'
 import type { LatencyDraws } from './latency-draws.ts'
 import type { OrganisationLives } from './organisation-lives.ts'
 import { redactCall, redactPath } from './redact-secrets.ts'
@@ -247,10 +249,13 @@ function wireRequestOf(request: IncomingRequest, read: RequestBody | null): Wire
     : { method, target, headers, body: read?.body ?? null }
 }
 
+/** The fields of {@link journalEntrySchema}. */
+type Fields = z.input<typeof journalEntrySchema>
+
 /**
- * The journal's entry for a call: built whole, in the order the journal lists its fields. Its
- * `time` is the real clock's (the journal orders calls as they happened, whatever a test set),
- * `orgTime` the time of its owner's clock (the mock's for a call of none).
+ * The journal's entry for a call. Its `time` is the real clock's (the journal orders calls as they
+ * happened, whatever a test set), `orgTime` the time of its owner's clock (the mock's for a call of
+ * none).
  */
 function entryOf(
   { method }: IncomingRequest,
@@ -267,13 +272,9 @@ function entryOf(
   // While no clock is set, the owner's is the real one: the same text.
   const orgTime = ctx.db.clocks.size === 0 ? time : formatTimestamp(ctx.now(owner))
   const durationMs = Math.round((performance.now() - started) * 1000) / 1000
-  if (call === undefined) {
-    const entry: JournalEntry = { time, orgTime, method, path, status, durationMs, delayMs }
-    if (clientGone) entry.clientGone = true
-    return entry
-  }
-  const { operation, request } = call
-  return {
+  // One literal with every field of the schema, absent ones undefined (the journal lists only
+  // those it has): each entry is built whole, in one shape.
+  const entry = {
     time,
     orgTime,
     method,
@@ -281,10 +282,12 @@ function entryOf(
     status,
     durationMs,
     delayMs,
-    operation,
-    request,
-    ...(shape !== undefined && { shape }),
-    ...(failure !== undefined && { failure }),
-    ...(clientGone && { clientGone: true }),
-  } as JournalEntry
+    clientGone: clientGone ? (true as const) : undefined,
+    operation: call?.operation,
+    request: call?.request,
+    shape: call && shape,
+    failure: call && failure,
+  } satisfies Fields & Record<keyof Fields, unknown>
+  // The route's call gives the request that goes with its operation.
+  return entry as JournalEntry
 }

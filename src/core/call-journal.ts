@@ -1,6 +1,6 @@
 import { heldBytes } from '../base/held-bytes.ts'
 import { RingBuffer } from '../base/ring-buffer.ts'
-import type { JournalEntry, JournaledFailure } from './journal.ts'
+import { type JournalEntry, journalEntryFields } from './journal.ts'
 
 /**
  * A call under way, as {@link CallJournal.begin} saw it start: its entry is dropped if its
@@ -16,21 +16,13 @@ export interface CallTicket {
   dropped: boolean
 }
 
-/** An entry as the journal keeps it: what it asked as the JSON text it was measured as. */
-interface Kept {
-  time: string
-  orgTime: string
-  method: string
-  path: string
-  status: number
-  durationMs: number
-  delayMs: number
-  operation: JournalEntry['operation']
+/**
+ * An entry as the journal keeps it: its fields, what it asked as the JSON text it was measured as,
+ * and what the journal needs of it.
+ */
+type Kept = Omit<JournalEntry, 'request'> & {
   /** The JSON of the entry's `request`, for a call a route matched. */
   request: string | undefined
-  shape: string | undefined
-  failure: JournaledFailure | undefined
-  clientGone: true | undefined
   owner: string | undefined
   order: number
   /** What the entry holds in memory, in bytes: see {@link heldBytes}. */
@@ -197,62 +189,35 @@ export class CallJournal {
 
   /** `entry` as kept, measured; in the small form of a refused call when `refused`. */
   #keep(entry: JournalEntry, owner: string | undefined, refused: boolean): Kept {
-    const { time, orgTime, method, status, durationMs, delayMs, operation, shape, failure } = entry
-    const { clientGone } = entry
     let { path } = entry
-    let request = operation === undefined ? undefined : JSON.stringify(entry.request)
+    let request = entry.operation === undefined ? undefined : JSON.stringify(entry.request)
     if (refused) {
       if (path.length > refusedPathLength) path = `${path.slice(0, refusedPathLength)}…`
       if (request !== undefined && request.length > refusedRequestLength) request = 'null'
     }
     const bytes = entryOverheadBytes + heldBytes(path) + (request ? heldBytes(request) : 0)
-    return {
-      time,
-      orgTime,
-      method,
-      path,
-      status,
-      durationMs,
-      delayMs,
-      operation,
-      request,
-      shape,
-      failure,
-      clientGone,
-      owner,
-      order: this.#order++,
-      bytes,
-    }
+    return { ...entry, path, request, owner, order: this.#order++, bytes }
   }
 }
 
-/** The fields every entry has, in the order the journal lists them, and whether its client left. */
-function headOf({ time, orgTime, method, path, status, durationMs, delayMs, clientGone }: Kept) {
-  const head = { time, orgTime, method, path, status, durationMs, delayMs }
-  return clientGone ? { ...head, clientGone } : head
-}
-
-/** Of a call a route matched: its answer shape and failure, where it has them. */
-function tailOf({ shape, failure }: Kept) {
-  return { ...(shape !== undefined && { shape }), ...(failure !== undefined && { failure }) }
-}
-
-/** A kept entry as the journal lists it, its request parsed again. */
+/** A kept entry as the journal lists it, its fields in their order, its request parsed again. */
 function entryOf(kept: Kept): JournalEntry {
-  const { operation, request } = kept
-  if (operation === undefined) return headOf(kept)
-  return {
-    ...headOf(kept),
-    operation,
-    request: JSON.parse(request as string),
-    ...tailOf(kept),
-  } as JournalEntry
+  const entry: Record<string, unknown> = {}
+  for (const field of journalEntryFields) {
+    const value = kept[field]
+    if (value !== undefined)
+      entry[field] = field === 'request' ? JSON.parse(value as string) : value
+  }
+  return entry as JournalEntry
 }
 
 /** The JSON of {@link entryOf}`(kept)`, its request written as the text kept. */
 function jsonOf(kept: Kept): string {
-  const head = JSON.stringify(headOf(kept))
-  if (kept.operation === undefined) return head
-  const tail = JSON.stringify(tailOf(kept)).slice(1, -1)
-  return `${head.slice(0, -1)},"operation":${JSON.stringify(kept.operation)},"request":${kept.request}${tail && `,${tail}`}}`
+  let json = ''
+  for (const field of journalEntryFields) {
+    const value = kept[field]
+    if (value === undefined) continue
+    json += `,"${field}":${field === 'request' ? value : JSON.stringify(value)}`
+  }
+  return `{${json.slice(1)}}`
 }

@@ -139,15 +139,7 @@ export class Chaos {
    */
   settingOf(orgId: string): ChaosSetting | undefined {
     const running = this.#current(orgId)
-    if (running === undefined) return undefined
-    const { rate, cases, seed, calls, forMs } = running
-    return {
-      rate,
-      cases: [...cases],
-      seed,
-      ...(calls !== undefined && { calls }),
-      ...(forMs !== undefined && { forMs }),
-    }
+    return running && settingOfRunning(running)
   }
 
   /** Ends organisation `orgId`'s own chaos: a reset or a removal of it. */
@@ -204,16 +196,18 @@ export class Chaos {
   }
 }
 
-/** What `GET /__mock/chaos` shows of a chaos under way. */
-function readingOf(running: Running): ChaosReading {
-  const { rate, cases, seed, calls, forMs, drawn, failed } = running
+/** The setting that starts `running` again as it began, its seed included. */
+function settingOfRunning({ rate, cases, seed, calls, forMs }: Running) {
   return {
     rate,
     cases: [...cases],
     seed,
     ...(calls !== undefined && { calls }),
     ...(forMs !== undefined && { forMs }),
-    drawn,
-    failed,
   }
+}
+
+/** What `GET /__mock/chaos` shows of a chaos under way: its setting, and how it has gone. */
+function readingOf(running: Running): ChaosReading {
+  return { ...settingOfRunning(running), drawn: running.drawn, failed: running.failed }
 }

@@ -43,7 +43,7 @@ export const coverageSources: CoverageSources = {
 }
 
 /** The id of an API answer item: `identify.200.created`, `delete.404`, `identify.401`. */
-export function answerItemId(operation: string, status: number, outcome?: string): string {
+function answerItemId(operation: string, status: number, outcome?: string): string {
   // Remembered: every call counts one, and a new text costs its hashing in each lookup.
   let byStatus = answerItemIds.get(operation)
   if (!byStatus) {

@@ -3,24 +3,8 @@ import { ApiError, toErrorResponse, type WireResponse } from '../base/errors.ts'
 import { type FailureKindName, failureKinds } from './failure-kinds.ts'
 import type { TakenFault } from './faults.ts'
 import { retryAfterOf, throughGateway } from './gateway-answer.ts'
+import type { JournaledFailure } from './journal.ts'
 import type { ApiRoute } from './routes.ts'
-
-/**
- * What the journal notes of a call a fault answered: its kind, the status the client got (of the
- * kinds that take one, and of a failure a gateway answered with its page), whether the call took
- * its effect first, and the gateway in front of it, when there was one.
- *
- * @example { kind: 'reset', status: 502, applied: true, gateway: 'nginx' }
- */
-export interface JournaledFailure {
-  kind: FailureKindName
-  status?: number
-  applied: boolean
-  /** Of a failure a chaos drew: the case it drew. */
-  case?: string
-  chaos?: true
-  gateway?: Exclude<GatewayName, 'none'>
-}
 
 /**
  * What a call that takes a fault not applied answers instead of running: the fault's documented
@@ -79,7 +63,7 @@ const answerOf: {
  *
  * @example gatewayAnswer(502).body // '<!doctype html>…<h1>502 Bad Gateway</h1>…'
  */
-export function gatewayAnswer(status: number, retryAfter?: string): WireResponse {
+function gatewayAnswer(status: number, retryAfter?: string): WireResponse {
   const reasons: Readonly<Record<number, string>> = failureKinds.gateway.statuses
   const title = `${status} ${reasons[status] ?? ''}`.trim()
   return {

@@ -44,6 +44,8 @@ export function failureInProcess(
       return after(failure.ms, signal, () =>
         failure.cut ? withStream(wire, () => cutStream()) : toWholeResponse(wire),
       )
+    default:
+      return failure satisfies never
   }
 }
 

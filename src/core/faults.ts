@@ -181,7 +181,7 @@ export const kindFaultSchema = z
  *
  * @example caseFaultSchema.parse({ case: 'delete-reset-applied', orgId: 'acme' })
  */
-export const caseFaultSchema = z
+const caseFaultSchema = z
   .strictObject({ case: failureCaseNameSchema, ...scopeShape })
   .refine(...idNeedsOrgId)
 

@@ -61,7 +61,7 @@ export function toFetchAnswer(
  * @example
  * const response = toFetchResponse({ status: 204, headers: {}, body: '' })
  */
-export function toFetchResponse(wire: WireResponse): Response {
+function toFetchResponse(wire: WireResponse): Response {
   return new Response(wire.status === 204 ? null : wire.body, {
     status: wire.status,
     headers: wire.headers,

@@ -1,10 +1,7 @@
 import * as z from 'zod'
 import { gatewayNameSchema } from '../api/gateway.ts'
-import type { JournaledFailure } from './failure-answer.ts'
 import { failureKindNames } from './failure-kinds.ts'
 import { type ApiCall, apiRoutes, type Operation } from './routes.ts'
-
-export type { JournaledFailure } from './failure-answer.ts'
 
 export { type JsonValue, maxJournaledBodyBytes } from './journaled-body.ts'
 
@@ -18,71 +15,33 @@ type AskedBy = { [C in ApiCall as C['operation']]: C['request'] }
 /** An operation and what its call asked. */
 export type CallRequest = { [O in Operation]: { operation: O; request: AskedBy[O] } }[Operation]
 
-/** An API call of `O` the routes matched, whatever its answer: what `calls()` lists. */
-export type CallOf<O extends Operation> = {
-  [K in O]: K extends 'identify'
-    ? {
-        operation: K
-        request: AskedBy[K]
-        status: number
-        time: string
-        orgTime: string
-        /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
-        shape?: string
-        /** Of a call a fault answered: its kind, its status and whether it took effect first. */
-        failure?: JournaledFailure
-        /** Its client had gone before its answer was ready: `status` is what it would have had. */
-        clientGone?: true
-      }
-    : {
-        operation: K
-        request: AskedBy[K]
-        status: number
-        time: string
-        orgTime: string
-        /** Of a call a fault answered: its kind, its status and whether it took effect first. */
-        failure?: JournaledFailure
-        /** Its client had gone before its answer was ready: `status` is what it would have had. */
-        clientGone?: true
-      }
-}[O]
+/** An entry's `failure`: see {@link JournaledFailure}. */
+const journaledFailureSchema = z.strictObject({
+  kind: z.enum(failureKindNames),
+  status: z.int().optional().describe("the status the client got, a gateway page's included"),
+  applied: z.boolean(),
+  case: z.string().optional().describe('of a failure a chaos drew: the case it drew'),
+  chaos: z.literal(true).optional().describe('drawn by a chaos, not queued'),
+  gateway: gatewayNameSchema
+    .exclude(['none'])
+    .optional()
+    .describe('the gateway in front of the call, when there was one'),
+})
 
-/** An API call of either operation. */
-export type Call = CallOf<Operation>
+/**
+ * What the journal notes of a call a fault answered: its kind, the status the client got (of the
+ * kinds that take one, and of a failure a gateway answered with its page), whether the call took
+ * its effect first, and the gateway in front of it, when there was one.
+ *
+ * @example { kind: 'reset', status: 502, applied: true, gateway: 'nginx' }
+ */
+export type JournaledFailure = z.infer<typeof journaledFailureSchema>
 
 /**
  * One request, as the journal keeps it: never a key, a token or a query string. A request the
- * API's routes matched also has its `operation` and `request`.
- */
-export type JournalEntry = {
-  /** When it was answered, on the real clock. */
-  time: string
-  /** When it was answered, on the clock of the organisation that owns it (the mock's for none). */
-  orgTime: string
-  method: string
-  path: string
-  /**
-   * The status the mock answered: its rule's, for a call that ran (a fault applied included);
-   * for one a fault stopped before it ran, the fault's status, or 0 when it sends none.
-   */
-  status: number
-  durationMs: number
-  /** The delay the call got, in milliseconds: latency, `delayMs`, and its fault's (a hang's bound). */
-  delayMs: number
-  /** Of an identify answered 200: the answer shape it took, `full` or a case's name. */
-  shape?: string
-  /** Of a call a fault answered: its kind, its status and whether it took effect first. */
-  failure?: JournaledFailure
-  /**
-   * Its client had gone before its answer was ready (during its delay): the call ended at once,
-   * `status` being the answer it would have had; its effect, applied before, stays.
-   */
-  clientGone?: true
-} & (CallRequest | { operation?: undefined; request?: undefined })
-
-/**
- * {@link JournalEntry} as a schema, for the documents that describe `GET /__mock/requests`: the
- * type above says, besides, which `request` goes with which `operation`.
+ * API's routes matched also has its `operation` and `request`. The one declaration of an entry's
+ * fields, in the order the journal lists them: {@link JournalEntry} and the journal's lists and
+ * JSON are read from it.
  *
  * @example journalEntrySchema.parse({ time, method: 'DELETE', path, status: 200, durationMs: 0.2, operation: 'delete', request: { orgId, id } })
  */
@@ -102,6 +61,12 @@ export const journalEntrySchema = z.object({
     ),
   durationMs: z.number(),
   delayMs: z.number().describe("the delay the call got: latency, delayMs and its fault's"),
+  clientGone: z
+    .literal(true)
+    .optional()
+    .describe(
+      'its client had gone before its answer was ready (during its delay): the call ended at once, status being the answer it would have had',
+    ),
   operation: z.enum(apiRoutes.map((route) => route.operation)).optional(),
   request: z
     .unknown()
@@ -110,27 +75,49 @@ export const journalEntrySchema = z.object({
       "what the call asked: identify's JSON body (null when it was not JSON, too large or not read), delete's path parameters",
     ),
   shape: z.string().optional().describe('of an identify answered 200: the answer shape it took'),
-  failure: z
-    .strictObject({
-      kind: z.enum(failureKindNames),
-      status: z.int().optional().describe("the status the client got, a gateway page's included"),
-      applied: z.boolean(),
-      case: z.string().optional().describe('of a failure a chaos drew: the case it drew'),
-      chaos: z.literal(true).optional().describe('drawn by a chaos, not queued'),
-      gateway: gatewayNameSchema
-        .exclude(['none'])
-        .optional()
-        .describe('the gateway in front of the call, when there was one'),
-    })
+  failure: journaledFailureSchema
     .optional()
     .describe('of a call a fault answered: what the client met instead of its answer'),
-  clientGone: z
-    .literal(true)
-    .optional()
-    .describe(
-      'its client had gone before its answer was ready (during its delay): the call ended at once, status being the answer it would have had',
-    ),
 })
+
+/** The fields {@link journalEntrySchema} declares, each as its schema reads it. */
+type EntryFields = z.infer<typeof journalEntrySchema>
+
+/**
+ * {@link journalEntrySchema}'s entry, each `request` typed by its `operation` (see
+ * {@link CallRequest}).
+ */
+export type JournalEntry = Omit<EntryFields, 'operation' | 'request'> &
+  (CallRequest | { operation?: undefined; request?: undefined })
+
+/** The fields of an entry, in the order the journal lists them: {@link journalEntrySchema}'s. */
+export const journalEntryFields = journalEntrySchema.keyof().options
+
+/** An API call of each operation, as `calls()` lists it. */
+type CallBy = {
+  [O in Operation]: Flat<
+    { operation: O; request: AskedBy[O] } & Omit<
+      EntryFields,
+      // A call is listed without what only a request has; only identify takes an answer shape.
+      | 'operation'
+      | 'request'
+      | 'method'
+      | 'path'
+      | 'durationMs'
+      | 'delayMs'
+      | (O extends 'identify' ? never : 'shape')
+    >
+  >
+}
+
+/** An API call of `O` the routes matched, whatever its answer: what `calls()` lists. */
+export type CallOf<O extends Operation> = CallBy[O]
+
+/** An API call of either operation. */
+export type Call = CallOf<Operation>
+
+/** `T`'s properties as one object type, as an editor shows them. */
+type Flat<T> = { [P in keyof T]: T[P] }
 
 /**
  * The organisation and user a call names, as far as it names them: the `orgId` and `id` of what it

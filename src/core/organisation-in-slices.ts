@@ -14,7 +14,7 @@ import type { Transactions } from './transactions.ts'
  * queue: small enough that another caller waits for one slice at most (see
  * docs/decisions/large-organisations-in-slices.md).
  */
-export const usersPerSlice = 250
+const usersPerSlice = 250
 
 /** Records stored in one turn: users' records of an organisation's start, or its start record. */
 type Slice = Partial<MockState>

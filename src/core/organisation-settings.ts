@@ -44,7 +44,7 @@ function setting<T>(row: OrganisationSetting<T>): OrganisationSetting<T> {
  * faults, chaos, owned webhook endpoints) is a row here, a line or two: its reading and its
  * putting back.
  */
-export const organisationSettings = {
+const organisationSettings = {
   faults: setting<SavedFault[]>({
     save: ({ faults }, orgId) => faults.savedOf(orgId),
     restore: ({ faults }, orgId, saved = []) => faults.restoreOrganisation(orgId, saved),

@@ -35,7 +35,7 @@ const keptByRestore = notSaved
 const notForked = new Set<CollectionName>(['signInTokens', 'webViewSessions'])
 
 /** A snapshot record as the controls show it. */
-export function snapshotOf(record: OrganisationSnapshotRecord): Snapshot {
+function snapshotOf(record: OrganisationSnapshotRecord): Snapshot {
   const { name, createdAt, users, bytes } = record
   return { name, createdAt, users, bytes }
 }

@@ -70,13 +70,13 @@ export class SetupError extends Error {
 }
 
 /** The groups of this version's answer space, in its order. */
-export const coverageGroups: readonly string[] = [...new Set(coverageItems.map((i) => i.group))]
+const coverageGroups: readonly string[] = [...new Set(coverageItems.map((i) => i.group))]
 
 /**
  * A group's id: its name with a `-` for each space (`web view`'s is `web-view`), for a list of
  * thresholds written without quotes.
  */
-export const coverageGroupId = (group: string) => group.replace(/ /g, '-')
+const coverageGroupId = (group: string) => group.replace(/ /g, '-')
 
 /**
  * `given` with what the environment sets over it: as the server's own `IDENTIFY_API_MOCK_*`
@@ -272,7 +272,7 @@ export function belowThresholdText(failed: readonly ThresholdResult[]): string {
  * The report as Markdown: the thresholds' outcome first (a failed one cannot be missed), a table of
  * the groups, and every item never met.
  */
-export function coverageMarkdown(
+function coverageMarkdown(
   report: CoverageReport,
   thresholds: readonly ThresholdResult[] = [],
 ): string {

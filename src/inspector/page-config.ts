@@ -2,7 +2,7 @@ import * as z from 'zod'
 import { gatewayNames } from '../api/gateway.ts'
 import { controlPaths } from '../base/control-paths.ts'
 import { failureCases } from '../core/failure-cases.ts'
-import { failureKinds } from '../core/failure-kinds.ts'
+import { type DelayRole, type FailureKindName, failureKinds } from '../core/failure-kinds.ts'
 import { operationErrors, statusesOf } from '../core/faults.ts'
 import { apiRoutes } from '../core/routes.ts'
 import { webViewPath } from '../web-view/answer.ts'
@@ -58,6 +58,10 @@ export const pageConfig = {
     name,
     summary: failureKinds[kind].summary,
   })),
+  /** What each kind's `delayMs` is: a wait `before` it, or a span it is spread `over`. */
+  delayRoles: Object.fromEntries(
+    Object.entries(failureKinds).map(([name, kind]) => [name, kind.delay.role]),
+  ) as Record<FailureKindName, DelayRole>,
   eventFields,
   /** What may stand in front of the API. */
   gatewayNames: [...gatewayNames],

@@ -23,7 +23,7 @@ export function shapesOf(ctx: RuleContext, orgId: string): Shapes {
 }
 
 /** The case a user's answers take; `undefined` for `full`, which sends the record as it is. */
-export function caseOfUser(ctx: RuleContext, user: UserRecord): ShapeCase | undefined {
+function caseOfUser(ctx: RuleContext, user: UserRecord): ShapeCase | undefined {
   const shapes = shapesOf(ctx, user.orgId)
   if (shapes === 'full') return undefined
   if (shapes !== 'varied') return caseNamed(shapes)

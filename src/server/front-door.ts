@@ -85,8 +85,6 @@ export const frontDoorOptionsSchema = z.object({
     .describe('origins of browser apps allowed to call the API, e.g. http://localhost:5173'),
 })
 
-export type FrontDoorOptions = z.input<typeof frontDoorOptionsSchema>
-
 export type FrontDoorPolicy = z.output<typeof frontDoorOptionsSchema>
 
 /** Whether `allowedHosts` (as the schema gives them) turn the `Host` check off. */

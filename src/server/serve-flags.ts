@@ -42,7 +42,7 @@ const flagNames: Partial<Record<OptionPath, string>> = {
 const dataFlag = '--data <file>'
 
 /** The flags of `serve` that set one option each, read from the server options schema. */
-export const serveFlags = new SchemaFlags(serverOptionsSchema, flagNames, 'IDENTIFY_API_MOCK_')
+const serveFlags = new SchemaFlags(serverOptionsSchema, flagNames, 'IDENTIFY_API_MOCK_')
 
 /** What the {@link combinedFlags} give, as commander parses them. */
 export interface CombinedFlags {
@@ -99,7 +99,7 @@ export function serveOptions(): Option[] {
  *
  * @example environmentVariableOf(new Option('--allowed-host <host>')) // 'IDENTIFY_API_MOCK_ALLOWED_HOST'
  */
-export function environmentVariableOf(option: Option): string {
+function environmentVariableOf(option: Option): string {
   return serveFlags.envOf(option.flags)
 }
 

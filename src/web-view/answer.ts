@@ -17,7 +17,7 @@ import {
 export const webViewPath = '/webview'
 
 /** The cookie that keeps a web view signed in across reloads. */
-export const sessionCookie = 'identify_api_mock_session'
+const sessionCookie = 'identify_api_mock_session'
 
 /**
  * The headers of every web-view page: never cached, never sniffed as another type, no referrer

@@ -93,7 +93,7 @@ const userFields = {
  *
  * @example notificationSchema.parse({ title, body, path: '/learning', user_id, custom_id, phone_number: null })
  */
-export const notificationSchema = z.object({
+const notificationSchema = z.object({
   title: z.string(),
   body: z.string(),
   /** The web-view path to open when tapped, e.g. `/learning`. */

@@ -686,7 +686,7 @@ async function loadFaults(): Promise<void> {
           (f.case ? ` (${f.case})` : '') +
           `, ${f.remaining} more call${f.remaining === 1 ? '' : 's'}` +
           (f.delayMs
-            ? `, ${f.kind === 'hang' || f.kind === 'slow' ? 'over' : 'after'} ${f.delayMs} ms`
+            ? `, ${config.delayRoles[f.kind ?? 'status'] === 'before' ? 'after' : 'over'} ${f.delayMs} ms`
             : ''),
       }),
     ),
