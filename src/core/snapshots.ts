@@ -135,8 +135,7 @@ const preparedLimit = 8
 
 /**
  * The records of the snapshots restored last, parsed: a `beforeEach` restores the same snapshot
- * again and again, and copying records is cheaper than parsing their JSON each time (1,000 users
- * with tokens: about 26 ms a restore against 36 ms, both on a shared machine at a load of 19; see
+ * again and again, and copying records is cheaper than parsing their JSON each time (measured in
  * bench/README.md). Bounded, as everything held is: the latest {@link preparedLimit}.
  */
 const prepared = new Map<OrganisationSnapshotRecord, MockState>()
