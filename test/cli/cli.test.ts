@@ -9,6 +9,7 @@ import {
   startCli,
   waitForOutput,
 } from '../support/cli-process.ts'
+import { readDoc } from '../support/docs.ts'
 import { expectDeleted, expectError, expectIdentified } from '../support/expect-body.ts'
 import { mockHealth } from '../support/mock-health.ts'
 
@@ -163,6 +164,12 @@ describe('identify-api-mock serve: options and life cycle', () => {
       { orgId: 'acme', name: expect.any(String), apiKeys: ['k1', 'k2'] },
     ])
     expect(facts.curl).toContain(facts.url)
+    // The server guide's paragraph on --json names every field a script may read.
+    const paragraph =
+      readDoc('docs/guides/server.md')
+        .split('\n\n')
+        .find((text) => text.includes('`--json` prints')) ?? ''
+    for (const field of Object.keys(facts)) expect(paragraph, field).toContain(`\`${field}\``)
     await cli.exit
   }, 20_000)
 
