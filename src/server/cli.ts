@@ -28,6 +28,12 @@ import { callableUrl, type RunningServer, ServerStartError, startServer } from '
 import { type ResolvedServerOptions, serverOptionsSchema } from './server-options.ts'
 import { StateFileError } from './state-file.ts'
 
+// A reader that stops reading (`| head`) has all it wanted: the output ends there, with no trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error
+  process.exit(0)
+})
+
 const program = new Command('identify-api-mock')
   .description('A stateful mock of the Identify and Delete User API.')
   .showSuggestionAfterError()

@@ -104,3 +104,13 @@ describe('identify-api-mock openapi --out, for a file it cannot write', { timeou
     )
   })
 })
+
+describe('identify-api-mock control-openapi | head', { timeout: 30_000 }, () => {
+  it('stops quietly when its reader closes the pipe before the document is written', async () => {
+    // The document is larger than a pipe holds: the reader leaves while the CLI is still writing.
+    const cli = runCli(['control-openapi'])
+    cli.child.stdout?.once('data', () => cli.child.stdout?.destroy())
+    expect(await cli.exit).toEqual({ code: 0, signal: null })
+    expect(cli.stderr()).toBe('')
+  })
+})
