@@ -30,7 +30,8 @@ it('starts with npm start as a new user would, prints its block and answers its 
     const { stdout } = await run('sh', ['-c', `${curl} -o /dev/null -w '%{http_code}'`])
     expect(stdout).toBe('200')
   } finally {
-    if (child.pid) process.kill(-child.pid, 'SIGTERM')
+    // To npm alone, as a process manager stops what it started: the server stops with it.
+    if (child.pid) process.kill(child.pid, 'SIGTERM')
   }
   await exited
   await new Promise((resolve) => setTimeout(resolve, 500))
