@@ -6,11 +6,12 @@ import { maxBodiesBytes } from '../../src/server/body-budget.ts'
 
 /**
  * A call whose client has gone ends at once, on the server and in process: 1,000 delayed 1 MiB
- * calls whose clients leave keep no body (the memory grows within the budget of bodies being
- * read), no timer and no listener on the callers' signals; a `hang` or a `slow` body met after
- * the client left starts none; the journal says the client left, with the status the call would
- * have had, and the effect applied stays. Counted in a process of its own
- * (test/support/client-gone-resources.ts), with no test runner's timers or buffers among them.
+ * calls whose clients leave keep no body (the memory the process's objects hold, its heap and
+ * buffers, grows within the budget of bodies being read), no timer and no listener on the
+ * callers' signals; a `hang` or a `slow` body met after the client left starts none; the journal
+ * says the client left, with the status the call would have had, and the effect applied stays.
+ * Counted in a process of its own (test/support/client-gone-resources.ts), with no test runner's
+ * timers or buffers among them.
  */
 describe('a call whose client has gone', () => {
   it('ends at once and leaves no body, timer or listener behind, on the server and in process', async () => {
@@ -24,7 +25,7 @@ describe('a call whose client has gone', () => {
       scenario: string
       before: { timers: number; sockets: number }
       after: { timers: number; sockets: number }
-      rssGrowthMib?: number
+      heldGrowthMib?: number
       listeners?: number
       clientGone?: number
       statuses?: number[]
@@ -40,12 +41,12 @@ describe('a call whose client has gone', () => {
     ])
     const [delayed, hang, slow, inProcess, inProcessHang, unread] = seen
     const budgetMib = maxBodiesBytes / 1024 / 1024
-    expect(delayed?.rssGrowthMib).toBeDefined()
-    expect(inProcess?.rssGrowthMib).toBeDefined()
-    for (const { scenario, before, after, rssGrowthMib, listeners } of seen) {
+    expect(delayed?.heldGrowthMib).toBeDefined()
+    expect(inProcess?.heldGrowthMib).toBeDefined()
+    for (const { scenario, before, after, heldGrowthMib, listeners } of seen) {
       expect(after, scenario).toEqual(before)
       if (listeners !== undefined) expect(listeners, scenario).toBe(0)
-      if (rssGrowthMib !== undefined) expect(rssGrowthMib, scenario).toBeLessThan(budgetMib)
+      if (heldGrowthMib !== undefined) expect(heldGrowthMib, scenario).toBeLessThan(budgetMib)
     }
     // Each entry says its client left, with the answer it would have had; its effect stays.
     expect(delayed).toMatchObject({ clientGone: 1000, statuses: [200], created: 1000 })
