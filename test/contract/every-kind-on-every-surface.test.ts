@@ -1,19 +1,17 @@
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { gatewayNames } from '../../src/api/gateway.ts'
 import { shapeCases } from '../../src/api/shape-cases.ts'
-import { connectMockApi, type MockApiClient } from '../../src/client/connect-mock-api.ts'
 import { createControlOpenApiDocument } from '../../src/control/control-openapi.ts'
 import { failureCaseItemId, shapeItemId } from '../../src/core/coverage.ts'
 import { failureCases } from '../../src/core/failure-cases.ts'
 import { failureKindNames, failureKinds } from '../../src/core/failure-kinds.ts'
 import { pageConfig } from '../../src/inspector/page-config.ts'
-import { createMockApi, type Tenant } from '../../src/root/index.ts'
-import { type RunningServer, startServer } from '../../src/server/server.ts'
+import type { Tenant } from '../../src/root/index.ts'
 import { failuresDocs } from '../support/failures-doc.ts'
 import { shapesDoc } from '../support/shapes-doc.ts'
+import { threeWaysIn, type UserWayIn } from '../support/way-in.ts'
 
 /**
  * Every failure kind, failure case and answer-shape case the tables declare is on every surface
@@ -32,44 +30,11 @@ import { shapesDoc } from '../support/shapes-doc.ts'
 const settleMs = 5_000
 const faultMs = 50
 
-const baseUrl = 'https://every-kind.example.test'
-const api = createMockApi({ baseUrl })
-const msw = setupServer(...api.handlers)
-let server: RunningServer
-let client: MockApiClient
-
-beforeAll(async () => {
-  msw.listen({ onUnhandledFrame: 'bypass' })
-  server = await startServer({ port: 0 })
-  client = connectMockApi(server.url)
-})
-afterAll(async () => {
-  msw.close()
-  await server.close()
-})
-
-/**
- * One way in: the `fetch` that reaches it, its base URL, the controls that arm it, and whether each
- * call goes on a connection of its own (see {@link sendOnItsOwnConnection}).
- */
-const ways = [
-  {
-    name: 'the server',
-    wayIn: () => ({ fetch, baseUrl: server.url, controls: client, ownConnections: true }),
-  },
-  {
-    name: 'the MSW handlers',
-    wayIn: () => ({ fetch, baseUrl, controls: api, ownConnections: false }),
-  },
-  {
-    name: 'api.fetch',
-    wayIn: () => ({ fetch: api.fetch, baseUrl, controls: api, ownConnections: false }),
-  },
-]
-type WayIn = ReturnType<(typeof ways)[number]['wayIn']>
+const mock = threeWaysIn('https://every-kind.example.test')
+const { api, ways } = mock
 
 /** A tenant of its own with the user `ada`. */
-const tenantOf = (way: WayIn): Promise<Tenant> =>
+const tenantOf = (way: UserWayIn): Promise<Tenant> =>
   way.controls.organisations.create({ users: [{ id: 'ada', registrationStatus: 'registered' }] })
 
 /**
@@ -77,7 +42,7 @@ const tenantOf = (way: WayIn): Promise<Tenant> =>
  * status or the error's name; `TimeoutError` when it had not settled after `timeoutMs`.
  */
 async function send(
-  way: WayIn,
+  way: UserWayIn,
   tenant: Tenant,
   operation: 'identify' | 'delete',
   timeoutMs = settleMs,
@@ -91,7 +56,8 @@ async function send(
           JSON.stringify({ id: 'ada', orgId: tenant.orgId, data: { firstName: 'Ada' } }),
         ]
       : ['DELETE', `/api/v1/users/${tenant.orgId}/ada`, undefined]
-  if (way.ownConnections) {
+  // Over HTTP, each call on a connection of its own.
+  if (way.overHttp) {
     return sendOnItsOwnConnection(`${way.baseUrl}${path}`, { method, headers, body }, timeoutMs)
   }
   try {
@@ -141,7 +107,7 @@ it('the failure cases hold every kind: each kind is tried below as a case', () =
 })
 
 describe.each(ways)('on $name', ({ wayIn }) => {
-  let way: WayIn
+  let way: UserWayIn
   beforeAll(() => {
     way = wayIn()
   })
@@ -220,14 +186,14 @@ describe('the lists', () => {
   const names = (list: readonly { name: string }[]) => list.map(({ name }) => name)
 
   it('of the controls, in-process and through connectMockApi, give every case', async () => {
-    for (const controls of [api, client]) {
+    for (const controls of [api, mock.client]) {
       expect(names(await controls.failures.cases())).toEqual(names(failureCases))
       expect(names(await controls.shapes.cases())).toEqual(names(shapeCases))
     }
   })
 
   it('of the OpenAPI documents and the data file’s schema hold every kind and case wherever they hold one', async () => {
-    const served = await (await fetch(`${server.url}/__mock/openapi.json`)).json()
+    const served = await (await fetch(`${mock.server.url}/__mock/openapi.json`)).json()
     const documents = {
       'the controls’ OpenAPI document': createControlOpenApiDocument(),
       'the served one': served,

@@ -1,8 +1,6 @@
-import { setupServer } from 'msw/node'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectMockApi, type MockApiClient } from '../../src/client/connect-mock-api.ts'
-import { createMockApi, type MockApi, type Tenant } from '../../src/root/index.ts'
-import { type RunningServer, startServer } from '../../src/server/server.ts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import type { Tenant } from '../../src/root/index.ts'
+import { threeWaysIn, type UserWayIn } from '../support/way-in.ts'
 
 /**
  * Every kind of failure, applied and not, as a client meets it on each way in: the standalone
@@ -15,40 +13,10 @@ type Outcome =
   | { status: number; headers: Headers; text: string }
   | { status?: number; headers?: Headers; error: string }
 
-/** One way in: the `fetch` that reaches it, its base URL, and the controls a user arms it with. */
-interface WayIn {
-  fetch: typeof fetch
-  baseUrl: string
-  controls: MockApi | MockApiClient
-}
-
-const baseUrl = 'https://failures.example.test'
-const api = createMockApi({ baseUrl })
-const msw = setupServer(...api.handlers)
-let server: RunningServer
-let client: MockApiClient
-
-beforeAll(async () => {
-  msw.listen({ onUnhandledFrame: 'bypass' })
-  server = await startServer({ port: 0 })
-  client = connectMockApi(server.url)
-})
-afterAll(async () => {
-  msw.close()
-  await server.close()
-})
-
-const ways: { name: string; wayIn: () => WayIn }[] = [
-  {
-    name: 'the server, over fetch',
-    wayIn: () => ({ fetch, baseUrl: server.url, controls: client }),
-  },
-  { name: 'the MSW handlers', wayIn: () => ({ fetch, baseUrl, controls: api }) },
-  { name: 'api.fetch', wayIn: () => ({ fetch: api.fetch, baseUrl, controls: api }) },
-]
+const { ways } = threeWaysIn('https://failures.example.test')
 
 /** A tenant of its own with `ada`, her learning path and progress. */
-async function tenantOf(way: WayIn): Promise<Tenant> {
+async function tenantOf(way: UserWayIn): Promise<Tenant> {
   return way.controls.organisations.create({
     learningPaths: [{ learningPathId: 'lp-1', name: 'Safety' }],
     users: [
@@ -63,7 +31,7 @@ async function tenantOf(way: WayIn): Promise<Tenant> {
 
 /** Sends a call and reads its answer whole, or says what error it met and where. */
 async function call(
-  way: WayIn,
+  way: UserWayIn,
   path: string,
   init: RequestInit & { timeoutMs?: number } = {},
 ): Promise<Outcome> {
@@ -82,14 +50,14 @@ async function call(
   }
 }
 
-const deleteAda = (way: WayIn, tenant: Tenant, timeoutMs?: number) =>
+const deleteAda = (way: UserWayIn, tenant: Tenant, timeoutMs?: number) =>
   call(way, `/api/v1/users/${tenant.orgId}/ada`, {
     method: 'DELETE',
     headers: { authorization: `Bearer ${tenant.apiKey}` },
     timeoutMs,
   })
 
-const identifyAda = (way: WayIn, tenant: Tenant) =>
+const identifyAda = (way: UserWayIn, tenant: Tenant) =>
   call(way, '/api/v1/users/identify', {
     method: 'POST',
     headers: { authorization: `Bearer ${tenant.apiKey}`, 'content-type': 'application/json' },
@@ -98,7 +66,7 @@ const identifyAda = (way: WayIn, tenant: Tenant) =>
 
 /** Whether `ada` and her progress are still stored. */
 async function adaStored(
-  way: WayIn,
+  way: UserWayIn,
   tenant: Tenant,
 ): Promise<{ user: boolean; progress: boolean }> {
   const state = await way.controls.state()
@@ -110,7 +78,7 @@ async function adaStored(
 }
 
 describe.each(ways)('every failure, through $name', ({ wayIn }) => {
-  let way: WayIn
+  let way: UserWayIn
   beforeAll(() => {
     way = wayIn()
   })

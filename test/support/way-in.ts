@@ -1,5 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import { setupServer } from 'msw/node'
+import { afterAll, beforeAll } from 'vitest'
+import { connectMockApi, type MockApiClient } from '../../src/client/connect-mock-api.ts'
 import type { MockCore } from '../../src/root/advanced.ts'
 import type {
   Credentials,
@@ -222,6 +224,74 @@ export function overHttp(
       agent.destroy()
       await stop()
     },
+  }
+}
+
+/**
+ * One of {@link threeWaysIn} as a user's code reaches it: the `fetch` that reaches it, its base
+ * URL, the controls a user arms it with, and whether its calls go over HTTP (to the server).
+ */
+export interface UserWayIn {
+  fetch: typeof fetch
+  baseUrl: string
+  controls: MockApi | MockApiClient
+  overHttp: boolean
+}
+
+/**
+ * The three ways in a user reaches the mock by, for a test file that runs its calls on each: the
+ * MSW handlers (`setupServer` and the global `fetch`) and `api.fetch`, both of one in-process mock
+ * at `baseUrl` armed in process, and a standalone server over HTTP armed through
+ * `connectMockApi`. The handlers listen and the server starts before the file's tests, both stop
+ * after them: `server`, `client` and each `wayIn()` are there from then on.
+ *
+ * @example
+ * const { ways } = threeWaysIn('https://example.test')
+ * describe.each(ways)('on $name', ({ wayIn }) => { … })
+ */
+export function threeWaysIn(baseUrl: string) {
+  const api = createMockApi({ baseUrl })
+  const handlers = setupServer(...api.handlers)
+  let running: { server: RunningServer; client: MockApiClient } | undefined
+  beforeAll(async () => {
+    handlers.listen({ onUnhandledFrame: 'bypass' })
+    const server = await startServer({ port: 0 })
+    running = { server, client: connectMockApi(server.url) }
+  })
+  afterAll(async () => {
+    handlers.close()
+    await running?.server.close()
+  })
+  const started = () => {
+    if (running === undefined) throw new Error('the server starts before the tests, in beforeAll')
+    return running
+  }
+  const ways: { name: string; wayIn: () => UserWayIn }[] = [
+    {
+      name: 'the server',
+      wayIn: () => {
+        const { server, client } = started()
+        return { fetch, baseUrl: server.url, controls: client, overHttp: true }
+      },
+    },
+    {
+      name: 'the MSW handlers',
+      wayIn: () => ({ fetch, baseUrl, controls: api, overHttp: false }),
+    },
+    {
+      name: 'api.fetch',
+      wayIn: () => ({ fetch: api.fetch, baseUrl, controls: api, overHttp: false }),
+    },
+  ]
+  return {
+    api,
+    get server(): RunningServer {
+      return started().server
+    },
+    get client(): MockApiClient {
+      return started().client
+    },
+    ways,
   }
 }
 
