@@ -84,7 +84,7 @@ export function parseOptions<T extends z.ZodType>(
 ): z.output<T> {
   const parsed = schema.safeParse(options)
   if (!parsed.success)
-    throw new InvalidInput(`Invalid ${what}: ${describeIssues(parsed.error.issues)}`)
+    throw new InvalidInput(`Invalid ${what}: ${describeIssues(parsed.error.issues, '')}`)
   return parsed.data
 }
 

@@ -26,13 +26,17 @@ export function jsonPath(path: readonly PropertyKey[]): string {
 
 /**
  * One `path: message` for each problem, every one of them, in order; a problem of the whole value
- * is named `whole`. A failed union (`users`: a count or a list) is told by the problems of the
+ * is named `whole`, or is its message alone when `whole` is empty (`Invalid options: Unrecognized
+ * key: "sede"`). A failed union (`users`: a count or a list) is told by the problems of the
  * branch of the value's own type, when one branch is: what the sender meant.
  *
  * @example issueLines([{ path: ['users', 1, 'registrationStatus'], message: 'Invalid option' }]) // ['users[1].registrationStatus: Invalid option']
  */
 export function issueLines(issues: readonly Issue[], whole = 'value'): string[] {
-  return withBranches(issues).map(({ path, message }) => `${jsonPath(path) || whole}: ${message}`)
+  return withBranches(issues).map(({ path, message }) => {
+    const name = jsonPath(path) || whole
+    return name ? `${name}: ${message}` : message
+  })
 }
 
 /**

@@ -96,7 +96,7 @@ export async function startSharedServer(config: SharedServerOptions = {}): Promi
     const [key] = parsed.error.issues[0]?.path ?? []
     const where =
       typeof key === 'string' && key in fromEnvironment ? variableOfOption(key) : undefined
-    const problem = describeIssues(parsed.error.issues)
+    const problem = describeIssues(parsed.error.issues, '')
     throw new SetupError(where ? `${where}: ${problem}` : `Invalid options: ${problem}`)
   }
   const server = await startServer(serverOptions).catch((error: unknown) => {

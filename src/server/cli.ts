@@ -116,7 +116,7 @@ function describeForCli(issues: readonly Issue[], dataFile: string | undefined):
     .filter((issue) => issue.path[0] !== 'data')
     .map((issue) => {
       const flag = flagOf(issue.path.map(String).join('.'))
-      return flag ? `${flag} ${issue.message}` : `Invalid options: ${issueLines([issue])}`
+      return flag ? `${flag} ${issue.message}` : `Invalid options: ${issueLines([issue], '')}`
     })
   const lines = issueLines(
     inData.map((issue) => ({ ...issue, path: issue.path.slice(1) })),

@@ -141,7 +141,7 @@ export function resolveVerifyOptions<T extends z.ZodType = typeof verifyOptionsS
   if (!parsed.success) {
     throw new VerifyError(
       'invalid-options',
-      `invalid options: ${describeIssues(parsed.error.issues)}`,
+      `invalid options: ${describeIssues(parsed.error.issues, '')}`,
     )
   }
   return parsed.data

@@ -71,6 +71,10 @@ describe('createMockApi', () => {
     expect(() => createMockApi({ tokenTtlSeconds: -1 })).toThrow(/tokenTtlSeconds/)
     expect(() => createMockApi({ authFailureStatus: 402 as 401 })).toThrow(TypeError)
     expect(() => createMockApi({ baseUrl: 'not a url' })).toThrow(/baseUrl/)
+    // A misspelt option is named as the user wrote it, with nothing made up before it.
+    expect(() => createMockApi({ sede: 1 } as object)).toThrow(
+      /^Invalid options: Unrecognized key: "sede"$/,
+    )
   })
 
   it('refuses a fault that is not a documented error of its operation', () => {
