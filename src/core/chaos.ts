@@ -32,6 +32,9 @@ export const chaosSettingSchema = chaosOptionSchema.extend({
 
 export type ChaosSetting = z.input<typeof chaosSettingSchema>
 
+/** The option `chaos` as a mock's constructor checks it: built once, not for each mock. */
+const chaosOptionInput = z.strictObject({ chaos: chaosSettingSchema.optional() })
+
 /** A chaos under way: its setting (the seed filled in), its stream, and what it drew so far. */
 interface Running {
   readonly rate: number
@@ -81,9 +84,7 @@ export class Chaos {
   /** `option`: the option `chaos`, its cases checked here (a `TypeError` naming a bad one). */
   constructor(deps: ChaosDeps, option?: z.input<typeof chaosOptionSchema>) {
     this.#deps = deps
-    const { chaos } = parseOptions(z.strictObject({ chaos: chaosSettingSchema.optional() }), {
-      chaos: option as ChaosSetting | undefined,
-    })
+    const { chaos } = parseOptions(chaosOptionInput, { chaos: option as ChaosSetting | undefined })
     this.#option = chaos && { ...chaos, seed: chaos.seed ?? drawnSeed() }
     this.#mock = this.#option && this.#start(this.#option)
   }
