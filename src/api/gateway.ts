@@ -30,11 +30,13 @@ export const readTimeoutSchema = z
   .min(1, { error: `expected a whole number from 1 to ${maxReadTimeoutMs}` })
   .max(maxReadTimeoutMs, { error: `expected a whole number from 1 to ${maxReadTimeoutMs}` })
   .describe(
-    "how long the gateway waits for the API between two reads, in milliseconds (nginx's proxy_read_timeout, haproxy's timeout server); default 60000",
+    "how long the gateway waits for the API between two reads, in milliseconds (nginx's proxy_read_timeout, haproxy's timeout server)",
   )
 
 const settingShape = {
-  readTimeoutMs: readTimeoutSchema.optional(),
+  readTimeoutMs: readTimeoutSchema
+    .optional()
+    .describe(`${readTimeoutSchema.description}; default ${defaultReadTimeoutMs}`),
   buffering: z
     .boolean()
     .optional()

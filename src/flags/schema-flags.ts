@@ -226,7 +226,10 @@ export class SchemaFlags<Path extends string> {
 
   /** The description, with how a list is given. */
   #helpOf(row: FlagRow, field: z.core.$ZodType): string {
-    const description = descriptionOf(field)
+    // A `--no-…` flag turns off what the option describes, which is on by default.
+    const description = row.flag.startsWith('--no-')
+      ? `turns off ${descriptionOf(field)}`
+      : descriptionOf(field)
     if (!(unwrapped(field) instanceof z.ZodArray)) return description
     return `${description} (${takesList(row) ? 'comma-separated' : 'repeatable'})`
   }

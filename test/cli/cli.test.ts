@@ -291,5 +291,11 @@ describe('identify-api-mock serve: options and life cycle', () => {
     ]) {
       expect(cli.stdout()).toContain(option)
     }
+    // Each line as one, its wrapping undone: a flag says what it does, and a default once.
+    const help = cli.stdout().replace(/\n {20,}/g, ' ')
+    expect(help).toMatch(/--no-control +turns off the \/__mock control endpoints/)
+    expect(help).toMatch(/--no-gateway-buffering +turns off nginx's proxy_buffering/)
+    const readTimeout = help.split('\n').find((line) => line.includes('--gateway-read-timeout'))
+    expect(readTimeout?.match(/default/g)).toHaveLength(1)
   }, 20_000)
 })
