@@ -115,17 +115,24 @@ export class Transactions {
   async call<T>(decide: () => T | Promise<T>): Promise<T> {
     const { result, joined } = await this.#turn(async () => {
       let result: T
+      let pending: PendingChanges | undefined
       try {
         result = await decide()
+        pending = this.#measure()
       } catch (error) {
         // A call refused changes nothing: its rule checks before it writes, and whatever a
         // failure left half done is taken back.
         await this.#ctx.db.undo()
         throw error
       }
-      return { result, joined: await this.#join() }
+      if (pending === undefined) return { result }
+      if (this.#store === undefined) {
+        this.#ctx.db.accept(pending)
+        return { result }
+      }
+      return { result, joined: await this.#join(pending) }
     })
-    await joined?.committed
+    if (joined) await joined.committed
     return result
   }
 
@@ -161,22 +168,22 @@ export class Transactions {
    */
   async settle(): Promise<void> {
     const { db } = this.#ctx
-    const pending = await this.#measure()
-    if (pending === undefined) return
+    let pending: PendingChanges | undefined
     try {
-      this.#store?.commit(pending.writes)
+      pending = this.#measure()
+      if (pending) this.#store?.commit(pending.writes)
     } catch (error) {
       await db.undo()
       throw error
     }
-    db.accept(pending)
+    if (pending) db.accept(pending)
   }
 
   /**
-   * The changes of the operation just run, measured; `undefined` when there are none. When they
-   * would pass `maxStateBytes`, they are taken back and it rejects (a 500).
+   * The changes of the operation just run, measured; `undefined` when there are none. Throws (a
+   * 500) when they would pass `maxStateBytes`: the caller takes them back.
    */
-  async #measure(): Promise<PendingChanges | undefined> {
+  #measure(): PendingChanges | undefined {
     const { db } = this.#ctx
     const pending = db.pending(this.#store !== undefined)
     if (pending.sizes.size === 0) return undefined
@@ -185,25 +192,17 @@ export class Transactions {
       this.#ctx.warn(
         `a call was refused: it would take the state to ${pending.bytes} characters of JSON, past its limit of ${limit} (raise it with maxStateBytes or --max-state-bytes)`,
       )
-      await db.undo()
       throw new ApiError('internal')
     }
     return pending
   }
 
   /**
-   * Keeps the changes of the API call just run: for good without a store; with one, in the open
-   * group, and then what settles once the group is committed (after that group's commit when it is
-   * full). Rejects, the changes taken back, when they cannot be kept.
+   * Keeps the changes of an API call in the open group of a store, and gives what settles once the
+   * group is committed (after that group's commit when it is full).
    */
-  async #join(): Promise<Joined | undefined> {
-    const pending = await this.#measure()
-    if (pending === undefined) return undefined
+  async #join(pending: PendingChanges): Promise<Joined> {
     const { db } = this.#ctx
-    if (this.#store === undefined) {
-      db.accept(pending)
-      return undefined
-    }
     db.hold(pending)
     const committed = new Promise<void>((resolve, reject) => {
       this.#group.push({ writes: pending.writes, committed: resolve, failed: reject })
