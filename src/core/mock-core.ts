@@ -365,13 +365,14 @@ export class MockCore {
    * @example
    * const response = await core.answer({ method: 'GET', target: '/api/v1/nowhere', pathname: '/api/v1/nowhere', headers, bodyAtHand: true, readBody: async () => ({ body: null }) })
    */
-  async answer(
+  answer(
     request: IncomingRequest,
     row: SiteRow = siteRowOf(request.pathname),
   ): Promise<WireResponse | undefined> {
+    const answer = () => answerRequest(this.#answerDeps, request, row)
+    if (this.#loaded) return answer()
     // The credentials are checked once the seeded data is loaded (or failed to load).
-    if (!this.#loaded) await this.serving.catch(() => undefined)
-    return answerRequest(this.#answerDeps, request, row)
+    return this.serving.then(answer, answer)
   }
 
   /**

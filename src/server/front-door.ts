@@ -143,7 +143,8 @@ export function guardAnswer<
   policy: FrontDoorPolicy,
 ): (request: R) => Promise<A | WireResponse> {
   const admits = admitsAuthority(hostRule(policy.allowedHosts))
-  return async (raw) => {
+  /** The request as it goes in, with the origin CORS allows it, or the front door's own answer. */
+  const gate = (raw: R): { request: R; cors?: string } | WireResponse => {
     const host = raw.headers.get('host')
     // Repeated field lines reach the adapter joined by commas; a Host is never a list.
     if (!host || host.includes(',')) return toErrorResponse(new ApiError('badRequest'))
@@ -151,26 +152,33 @@ export function guardAnswer<
     const request = absolute?.request ?? raw
     if (!admits(absolute?.authority ?? host)) return forbidden(request)
     const origin = request.headers.get('origin')
-    const cors = origin !== null && policy.cors.includes(origin) ? origin : undefined
     // Only the API's routes have methods here: CORS is never answered for another part.
-    const apiMethods = cors ? methodsAt(request.pathname) : []
-    if (cors && apiMethods.length > 0 && isPreflight(request)) {
-      return {
-        status: 204,
-        headers: {
-          ...preflightHeaders,
-          'access-control-allow-origin': cors,
-          'access-control-allow-methods': apiMethods.join(', '),
-        },
-        body: '',
-      }
-    }
-    const response = await answer(request)
-    if (!cors || apiMethods.length === 0 || !response) return response
+    const apiMethods =
+      origin !== null && policy.cors.includes(origin) ? methodsAt(request.pathname) : []
+    if (origin === null || apiMethods.length === 0) return { request }
+    if (!isPreflight(request)) return { request, cors: origin }
     return {
-      ...response,
-      headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
+      status: 204,
+      headers: {
+        ...preflightHeaders,
+        'access-control-allow-origin': origin,
+        'access-control-allow-methods': apiMethods.join(', '),
+      },
+      body: '',
     }
+  }
+  return (raw) => {
+    const passed = gate(raw)
+    if ('status' in passed) return Promise.resolve(passed)
+    const { request, cors } = passed
+    if (cors === undefined) return answer(request)
+    return answer(request).then(
+      (response) =>
+        response && {
+          ...response,
+          headers: { ...response.headers, 'access-control-allow-origin': cors, vary: 'Origin' },
+        },
+    )
   }
 }
 

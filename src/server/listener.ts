@@ -42,6 +42,8 @@ export interface ListenerOptions extends Partial<SplitOptions['listener']> {
   connections?: Pick<ConnectionPool, 'size' | 'busy' | 'charge' | 'done'>
   /** The share of the budget of bodies being read one source holds at most (the option `sourceShare`). */
   sourceShare?: number
+  /** Called once each answer is given: the server gives memory back then (see `memoryReleaser`). */
+  answered?: () => void
 }
 
 /** No connections counted: a listener used without a server's pool. */
@@ -69,16 +71,17 @@ export function createAnswer(
     openapi: async (request: IncomingRequest) => answerOpenApi(request.method),
   }
   const { frontDoor = { allowedHosts: [], cors: [] } } = options
-  const guarded = guardAnswer(async (request: IncomingRequest) => {
+  const guarded = guardAnswer((request: IncomingRequest) => {
     const row = siteRowOf(request.pathname)
     return row.by === 'dispatch' ? core.answer(request, row) : served[row.part](request)
   }, frontDoor)
   return {
-    answer: async (request) => {
+    // Never rejects nor throws: every failure is an answer.
+    answer: (request) => {
       try {
-        return await guarded(request)
+        return guarded(request).catch(toErrorResponse)
       } catch (error) {
-        return toErrorResponse(error)
+        return Promise.resolve(toErrorResponse(error))
       }
     },
   }
@@ -98,7 +101,7 @@ export function createAnswer(
  */
 export function createRequestListener(site: SiteAnswer, options: ListenerOptions = {}) {
   const { lingerMs = 1000, maxRequestsPerSocket = 0, maxConnections = Infinity } = options
-  const { connections = uncounted, sourceShare = defaultSourceShare } = options
+  const { connections = uncounted, sourceShare = defaultSourceShare, answered } = options
   const requestsOf = new WeakMap<object, number>()
   const bodies = bodyBudget(sourceShare)
   const unavailable = toErrorResponse(new ApiError('serviceUnavailable'))
@@ -168,6 +171,7 @@ export function createRequestListener(site: SiteAnswer, options: ListenerOptions
       } catch {
         res.destroy()
       }
+      answered?.()
       // A failure ends with its connection closed (a hang, a slow body): under way until then;
       // one whose answer keeps it (a gateway's page), until that is written.
       if (!response?.failure) connections.done(socket)

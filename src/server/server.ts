@@ -12,7 +12,6 @@ import {
   createConnectListener,
   createRequestListener,
   rawResponse,
-  type SiteAnswer,
 } from './listener.ts'
 import { memoryReleaser } from './memory-release.ts'
 import {
@@ -75,15 +74,6 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
   // Listening once the records are indexed: a large load's adoption into `@msw/data` goes on.
   await core.serving
   const release = memoryReleaser(() => core.stateBytes)
-  const site: SiteAnswer = {
-    ...served,
-    answer: async (request) => {
-      // Never rejects (every failure is an answer): released once it is given.
-      const response = await served.answer(request)
-      void release()
-      return response
-    },
-  }
   const { timeouts } = options
   const server = createServer(
     {
@@ -96,13 +86,18 @@ export async function startServer(options_: ServerOptions = {}): Promise<Running
       // Node would answer a request without Host with an empty 400: the front door answers it.
       requireHostHeader: false,
     },
-    createRequestListener(site, { ...options.listener, connections, sourceShare }),
+    createRequestListener(served, {
+      ...options.listener,
+      connections,
+      sourceShare,
+      answered: () => void release(),
+    }),
   )
   for (const name of Object.keys(timeouts) as (keyof typeof timeouts)[]) {
     applyTimeout[name](server, timeouts[name])
   }
   server.on('connection', (socket: Socket) => connections.opened(socket))
-  server.on('connect', createConnectListener(site.answer))
+  server.on('connect', createConnectListener(served.answer))
   server.on('checkExpectation', answerExpectation)
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (error.code === 'ECONNRESET' || !socket.writable) socket.destroy()
