@@ -369,9 +369,9 @@ export class MockCore {
     request: IncomingRequest,
     row: SiteRow = siteRowOf(request.pathname),
   ): Promise<WireResponse | undefined> {
-    const answer = () => answerRequest(this.#answerDeps, request, row)
-    if (this.#loaded) return answer()
+    if (this.#loaded) return answerRequest(this.#answerDeps, request, row)
     // The credentials are checked once the seeded data is loaded (or failed to load).
+    const answer = () => answerRequest(this.#answerDeps, request, row)
     return this.serving.then(answer, answer)
   }
 
